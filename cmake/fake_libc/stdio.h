@@ -1,0 +1,1 @@
+#include "_fake_types.h"

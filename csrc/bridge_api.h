@@ -1,0 +1,115 @@
+/* What the embedded Python sees of the C core.
+ *
+ * The build preprocesses this header (with the public headers it includes) and hands the result
+ * to cffi, so every struct layout and function below is declared exactly once, here. Keep it
+ * plain C that pycparser understands: no system headers beyond the fixed-width types. */
+#ifndef OPEMU_BRIDGE_API_H
+#define OPEMU_BRIDGE_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "acl/acl.h"
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPEMU_MAX_DIMS 32
+
+/* An aclTensor: the view (dims, element strides, element offset) over storage at `data`. */
+struct aclTensor {
+    int32_t dtype;
+    int32_t format;
+    uint64_t ndim;
+    uint64_t storage_ndim;
+    int64_t offset;
+    void *data;
+    int64_t dims[OPEMU_MAX_DIMS];
+    int64_t strides[OPEMU_MAX_DIMS];
+    int64_t storage_dims[OPEMU_MAX_DIMS];
+};
+
+struct aclScalar {
+    int32_t dtype;
+    uint8_t value[16];
+};
+
+struct aclIntArray { uint64_t size; int64_t *data; };
+struct aclFloatArray { uint64_t size; float *data; };
+struct aclBoolArray { uint64_t size; bool *data; };
+struct aclTensorList { uint64_t size; aclTensor **items; };
+struct aclScalarList { uint64_t size; aclScalar **items; };
+
+/* Executor states: phase 1 leaves it READY; phase 2 consumes it unless it was made repeatable. */
+enum { OPEMU_EXEC_READY = 0, OPEMU_EXEC_LAUNCHED = 1 };
+
+/* The executor keeps its own copies of the tensors phase 1 saw (as the vendor's does), so the
+ * app may destroy its aclTensors before phase 2; only addresses may change afterwards. */
+struct aclOpExecutor {
+    char op[64];
+    int32_t state;
+    int32_t repeatable;
+    uint64_t workspace_size;
+    uint64_t n_inputs;
+    uint64_t n_outputs;
+    aclTensor *inputs;
+    aclTensor *outputs;
+    uint64_t plan_id;
+};
+
+/* Handle liveness: every object an app can hold is registered with its kind. */
+enum opemu_kind {
+    OPEMU_KIND_NONE = 0,
+    OPEMU_KIND_TENSOR = 1,
+    OPEMU_KIND_SCALAR = 2,
+    OPEMU_KIND_INT_ARRAY = 3,
+    OPEMU_KIND_FLOAT_ARRAY = 4,
+    OPEMU_KIND_BOOL_ARRAY = 5,
+    OPEMU_KIND_TENSOR_LIST = 6,
+    OPEMU_KIND_SCALAR_LIST = 7,
+    OPEMU_KIND_EXECUTOR = 8,
+    OPEMU_KIND_CONTEXT = 9,
+    OPEMU_KIND_STREAM = 10,
+    OPEMU_KIND_EVENT = 11,
+    OPEMU_KIND_DATA_BUFFER = 12
+};
+int opemu_handle_is(const void *handle, int kind);
+
+/* Errors: records `message` as the thread's recent error (aclGetRecentErrMsg) for status `code`,
+ * in the vendor's format, and logs it. */
+void opemu_error_message(int code, const char *message);
+
+/* Executors, driven by the Python side of phase 1. */
+aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs);
+void opemu_executor_set_input(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
+void opemu_executor_set_output(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
+void opemu_executor_discard(aclOpExecutor *executor);
+
+/* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped
+ * range (where hardware would fault otherwise). Returns 0 when they are, else an aclError. */
+int opemu_device_range_check(const void *address, uint64_t nbytes);
+
+/* Configuration read once by the C core. */
+const char *opemu_soc_name(void);
+int opemu_deterministic(void);
+
+/* The embedded interpreter: the directories it imports from (besides its own), and the report
+ * of a failed start-up. */
+const char *opemu_python_site_dirs(void);
+const char *opemu_library_file(void);
+void opemu_python_failed(const char *message);
+
+/* Implemented in Python. The build turns every `opemu_py_*` declaration (and every public entry
+ * point that C does not define) into a cffi embedded function. */
+int opemu_py_execute(aclOpExecutor *executor, aclTensor *inputs, aclTensor *outputs, void *workspace);
+void opemu_py_release_plan(uint64_t plan_id);
+
+/* Test-only switches (fault injection), set through OPEMU_FAULT. */
+const char *opemu_fault(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* Settings read from the environment once, and the process-wide options the app can set. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* A product that supports every operator opemu implements (Atlas A2 training series). */
+#define OPEMU_DEFAULT_SOC "Ascend910B1"
+#define OPEMU_DEFAULT_DEVICES 8
+#define OPEMU_DEFAULT_MEMORY (64ULL << 30)
+
+static long env_long(const char *name, long fallback, long lo, long hi)
+{
+    const char *text = getenv(name);
+    if (text == NULL || *text == 0)
+        return fallback;
+    char *end;
+    long value = strtol(text, &end, 10);
+    return (*end == 0 && value >= lo && value <= hi) ? value : fallback;
+}
+
+int opemu_device_count(void)
+{
+    static int count;
+    if (count == 0)
+        count = (int)env_long("OPEMU_DEVICE_COUNT", OPEMU_DEFAULT_DEVICES, 1, 1024);
+    return count;
+}
+
+uint64_t opemu_device_memory_bytes(void)
+{
+    static uint64_t bytes;
+    if (bytes == 0) {
+        long mib = env_long("OPEMU_DEVICE_MEMORY_MB", 0, 1, 1L << 30);
+        bytes = mib ? (uint64_t)mib << 20 : OPEMU_DEFAULT_MEMORY;
+    }
+    return bytes;
+}
+
+int opemu_deferred_streams(void)
+{
+    const char *mode = getenv("OPEMU_STREAM");
+    return mode && strcmp(mode, "deferred") == 0;
+}
+
+const char *opemu_soc_name(void)
+{
+    const char *soc = getenv("OPEMU_SOC");
+    return soc && *soc ? soc : OPEMU_DEFAULT_SOC;
+}
+
+const char *opemu_fault(void)
+{
+    const char *fault = getenv("OPEMU_FAULT");
+    return fault ? fault : "";
+}
+
+static int deterministic;
+
+int opemu_deterministic(void) { return deterministic; }
+
+static aclError set_sys_param(aclSysParamOpt opt, int64_t value)
+{
+    switch (opt) {
+    case ACL_OPT_DETERMINISTIC:
+        deterministic = value != 0;
+        return ACL_SUCCESS;
+    case ACL_OPT_ENABLE_DEBUG_KERNEL:
+    case ACL_OPT_STRONG_CONSISTENCY:
+        return ACL_SUCCESS; /* no observable effect on a host emulation */
+    }
+    return opemu_fail(ACL_ERROR_INVALID_PARAM, "invalid aclSysParamOpt %d", (int)opt);
+}
+
+OPEMU_EXPORT aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    return set_sys_param(opt, value);
+}
+
+OPEMU_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    return set_sys_param(opt, value);
+}
+
+OPEMU_EXPORT const char *aclrtGetSocName(void) { return opemu_soc_name(); }

@@ -1,0 +1,129 @@
+/* aclGetRecentErrMsg and the log.
+ *
+ * The message is thread-local and cleared when read; the returned pointer stays valid until the
+ * thread's next call, so two buffers alternate: `pending` collects, `returned` is what the app
+ * holds. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include "internal.h"
+
+#define OPEMU_MSG_MAX 2048
+
+static __thread char pending[OPEMU_MSG_MAX];
+static __thread char returned[OPEMU_MSG_MAX];
+
+static int log_level(void)
+{
+    static int level = -1;
+    if (level < 0) {
+        const char *env = getenv("ASCEND_GLOBAL_LOG_LEVEL");
+        int value = env && env[0] >= '0' && env[0] <= '4' && env[1] == 0 ? env[0] - '0' : ACL_ERROR;
+        level = value;
+    }
+    return level;
+}
+
+static int log_to_stdout(void)
+{
+    const char *env = getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+    return env && strcmp(env, "1") == 0;
+}
+
+static void log_line(int level, const char *module, const char *func, const char *file, uint32_t line,
+                     const char *message)
+{
+    static const char *names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
+    if (level < log_level() || level > ACL_ERROR || !log_to_stdout())
+        return;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    const char *base = file ? strrchr(file, '/') : NULL;
+    printf("[%s] %s(%d,%s):%04d-%02d-%02d-%02d:%02d:%02d.%03ld.%03ld [%s:%u]%ld %s:%s\n", names[level], module,
+           (int)getpid(), program_invocation_short_name, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+           tm.tm_hour, tm.tm_min, tm.tm_sec, (long)(tv.tv_usec / 1000), (long)(tv.tv_usec % 1000),
+           base ? base + 1 : (file ? file : "opemu"), line, (long)syscall(SYS_gettid), func ? func : "", message);
+    fflush(stdout);
+}
+
+/* aclnn statuses carry the vendor's error title, picked by the code's leading digit. */
+static const char *title(int code)
+{
+    if (code >= 100000 && code < 200000 && code / 1000 != 100 && code / 1000 != 107)
+        return "AclNN_Parameter_Error(EZ1001): ";
+    if (code >= 300000 && code < 400000)
+        return "AclNN_Runtime_Error(EZ9903): ";
+    if (code >= 561000 && code < 562000)
+        return "AclNN_Inner_Error(EZ9999): ";
+    return "";
+}
+
+void opemu_error_message(int code, const char *message)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    localtime_r(&tv.tv_sec, &tm);
+    snprintf(pending, sizeof pending, "[PID:%d] %04d-%02d-%02d-%02d:%02d:%02d.%03ld.%03ld %s%s", (int)getpid(),
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             (long)(tv.tv_usec / 1000), (long)(tv.tv_usec % 1000), title(code), message);
+    log_line(ACL_ERROR, "ASCENDCL", NULL, NULL, 0, message);
+}
+
+int opemu_fail(int code, const char *fmt, ...)
+{
+    char text[OPEMU_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    opemu_error_message(code, text);
+    return code;
+}
+
+void opemu_log(int level, const char *fmt, ...)
+{
+    char text[OPEMU_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    log_line(level, "ASCENDCL", NULL, NULL, 0, text);
+}
+
+void opemu_error_restore(const char *formatted)
+{
+    snprintf(pending, sizeof pending, "%s", formatted);
+}
+
+OPEMU_EXPORT const char *aclGetRecentErrMsg(void)
+{
+    if (pending[0] == 0)
+        return NULL;
+    memcpy(returned, pending, sizeof returned);
+    pending[0] = 0;
+    return returned;
+}
+
+OPEMU_EXPORT void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+                            const char *fmt, ...)
+{
+    if (fmt == NULL)
+        return;
+    char text[OPEMU_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    char body[OPEMU_MSG_MAX + 512];
+    snprintf(body, sizeof body, "%s:%u: \"%s\"", file ? file : "", line, text);
+    log_line((int)logLevel, "APP", func, file, line, body);
+}

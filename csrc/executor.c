@@ -1,0 +1,182 @@
+/* aclOpExecutor: created by phase 1 (from Python), consumed by phase 2 unless repeatable.
+ *
+ * An executor that a deferred stream still holds is freed when its task has run, so the app may
+ * destroy it right after launching. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+typedef struct {
+    aclOpExecutor public_part;
+    int inflight;
+    int doomed;
+} executor_record;
+
+/* Implemented by the bridge: forgets the Python plan of an executor. */
+void opemu_py_release_plan(uint64_t plan_id);
+
+aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs)
+{
+    executor_record *r = calloc(1, sizeof *r);
+    aclOpExecutor *e = &r->public_part;
+    strncpy(e->op, op, sizeof e->op - 1);
+    e->n_inputs = n_inputs;
+    e->n_outputs = n_outputs;
+    e->inputs = calloc(n_inputs ? n_inputs : 1, sizeof(aclTensor));
+    e->outputs = calloc(n_outputs ? n_outputs : 1, sizeof(aclTensor));
+    opemu_handle_add(e, OPEMU_KIND_EXECUTOR);
+    return e;
+}
+
+void opemu_executor_set_input(aclOpExecutor *e, uint64_t index, const aclTensor *tensor)
+{
+    if (index < e->n_inputs && tensor)
+        e->inputs[index] = *tensor;
+}
+
+void opemu_executor_set_output(aclOpExecutor *e, uint64_t index, const aclTensor *tensor)
+{
+    if (index < e->n_outputs && tensor)
+        e->outputs[index] = *tensor;
+}
+
+static void free_executor(aclOpExecutor *e)
+{
+    if (e->plan_id && opemu_python_ready("aclDestroyAclOpExecutor") == 0)
+        opemu_py_release_plan(e->plan_id);
+    free(e->inputs);
+    free(e->outputs);
+    free(e);
+}
+
+/* Takes the executor away from the app; frees it now or when its last queued task has run. */
+void opemu_executor_discard(aclOpExecutor *e)
+{
+    executor_record *r = (executor_record *)e;
+    opemu_handle_remove(e);
+    if (r->inflight)
+        r->doomed = 1;
+    else
+        free_executor(e);
+}
+
+void opemu_executor_task_begin(aclOpExecutor *e) { ((executor_record *)e)->inflight++; }
+
+void opemu_executor_task_end(aclOpExecutor *e)
+{
+    executor_record *r = (executor_record *)e;
+    if (--r->inflight == 0 && r->doomed)
+        free_executor(e);
+}
+
+static int live_executor(const aclOpExecutor *e, const char *api)
+{
+    if (e == NULL)
+        return opemu_fail(ACLNN_ERR_INNER_NULLPTR, "%s: The executor is nullptr.", api);
+    if (!opemu_handle_is(e, OPEMU_KIND_EXECUTOR))
+        return opemu_fail(ACLNN_ERR_PARAM_INVALID,
+                          "%s: %p is not a live executor: phase 2 releases an executor that was not made "
+                          "repeatable, and aclDestroyAclOpExecutor releases one that was.", api, (const void *)e);
+    return ACLNN_SUCCESS;
+}
+
+OPEMU_EXPORT aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
+{
+    int rc = live_executor(executor, "aclSetAclOpExecutorRepeatable");
+    if (rc)
+        return rc;
+    if (executor->state != OPEMU_EXEC_READY)
+        return opemu_fail(ACLNN_ERR_PARAM_INVALID,
+                          "aclSetAclOpExecutorRepeatable must be called right after the GetWorkspaceSize call.");
+    executor->repeatable = 1;
+    return ACLNN_SUCCESS;
+}
+
+OPEMU_EXPORT aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
+{
+    if (executor == NULL)
+        return ACLNN_SUCCESS;
+    int rc = live_executor(executor, "aclDestroyAclOpExecutor");
+    if (rc)
+        return rc;
+    opemu_executor_discard(executor);
+    return ACLNN_SUCCESS;
+}
+
+/* ---- the address setters of repeatable executors ---- */
+
+static aclnnStatus set_addr(aclOpExecutor *e, size_t index, aclTensor *tensor, void *addr, int which, const char *api)
+{
+    int rc = live_executor(e, api);
+    if (rc)
+        return rc;
+    uint64_t n = which == 0 ? e->n_inputs : which == 1 ? e->n_outputs : e->n_inputs + e->n_outputs;
+    if (index >= n)
+        return opemu_fail(ACLNN_ERR_PARAM_INVALID, "%s: index %zu is out of range: the %s has %llu tensors.", api,
+                          index, e->op, (unsigned long long)n);
+    aclTensor *slot = which == 1 ? &e->outputs[index]
+                      : index < e->n_inputs ? &e->inputs[index] : &e->outputs[index - e->n_inputs];
+    slot->data = addr;
+    if (tensor && opemu_handle_is(tensor, OPEMU_KIND_TENSOR))
+        tensor->data = addr;
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus set_dynamic_addr(aclOpExecutor *e, size_t irIndex, const char *api)
+{
+    int rc = live_executor(e, api);
+    if (rc)
+        return rc;
+    return opemu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has no dynamic (tensor list) argument at irIndex %zu.", api,
+                      e->op, irIndex);
+}
+
+#define ADDR_SETTERS(prefix)                                                                                   \
+    OPEMU_EXPORT aclnnStatus prefix##SetInputTensorAddr(aclOpExecutor *executor, const size_t index,           \
+                                                        aclTensor *tensor, void *addr)                         \
+    {                                                                                                          \
+        return set_addr(executor, index, tensor, addr, 0, #prefix "SetInputTensorAddr");                       \
+    }                                                                                                          \
+    OPEMU_EXPORT aclnnStatus prefix##SetOutputTensorAddr(aclOpExecutor *executor, const size_t index,          \
+                                                         aclTensor *tensor, void *addr)                        \
+    {                                                                                                          \
+        return set_addr(executor, index, tensor, addr, 1, #prefix "SetOutputTensorAddr");                      \
+    }                                                                                                          \
+    OPEMU_EXPORT aclnnStatus prefix##SetTensorAddr(aclOpExecutor *executor, const size_t index,                \
+                                                   aclTensor *tensor, void *addr)                              \
+    {                                                                                                          \
+        return set_addr(executor, index, tensor, addr, 2, #prefix "SetTensorAddr");                            \
+    }                                                                                                          \
+    OPEMU_EXPORT aclnnStatus prefix##SetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,        \
+                                                               const size_t relativeIndex,                     \
+                                                               aclTensorList *tensors, void *addr)             \
+    {                                                                                                          \
+        (void)relativeIndex, (void)tensors, (void)addr;                                                        \
+        return set_dynamic_addr(executor, irIndex, #prefix "SetDynamicInputTensorAddr");                       \
+    }                                                                                                          \
+    OPEMU_EXPORT aclnnStatus prefix##SetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex,       \
+                                                                const size_t relativeIndex,                    \
+                                                                aclTensorList *tensors, void *addr)            \
+    {                                                                                                          \
+        (void)relativeIndex, (void)tensors, (void)addr;                                                        \
+        return set_dynamic_addr(executor, irIndex, #prefix "SetDynamicOutputTensorAddr");                      \
+    }                                                                                                          \
+    OPEMU_EXPORT aclnnStatus prefix##SetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex,             \
+                                                          const size_t relativeIndex, aclTensorList *tensors,  \
+                                                          void *addr)                                          \
+    {                                                                                                          \
+        (void)relativeIndex, (void)tensors, (void)addr;                                                        \
+        return set_dynamic_addr(executor, irIndex, #prefix "SetDynamicTensorAddr");                            \
+    }
+
+/* opbase exports both spellings: the older `Acl` prefix and the current `acl` one. */
+ADDR_SETTERS(Acl)
+ADDR_SETTERS(acl)
+
+OPEMU_EXPORT aclnnStatus aclnnInit(const char *configPath)
+{
+    (void)configPath; /* the op library needs no configuration here */
+    return ACLNN_SUCCESS;
+}
+
+OPEMU_EXPORT aclnnStatus aclnnFinalize(void) { return ACLNN_SUCCESS; }

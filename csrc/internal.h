@@ -1,0 +1,76 @@
+/* C-only internals of the runtime: locks, handle table, devices, contexts, streams, memory. */
+#ifndef OPEMU_INTERNAL_H
+#define OPEMU_INTERNAL_H
+
+#include <pthread.h>
+#include "bridge_api.h"
+#include "aclnn/opdev/op_errno.h"
+
+#define OPEMU_EXPORT __attribute__((visibility("default")))
+
+/* ---- errors and log (errors.c) ---- */
+/* Records `code`'s message for aclGetRecentErrMsg and the log, returns `code`. */
+int opemu_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Puts back a message taken with aclGetRecentErrMsg, already in the vendor's format. */
+void opemu_error_restore(const char *formatted);
+void opemu_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- handle table (handles.c): a wrong, destroyed or random pointer is never dereferenced ---- */
+void opemu_handle_add(const void *handle, int kind);
+void opemu_handle_remove(const void *handle);
+
+/* ---- configuration (config.c) ---- */
+int opemu_device_count(void);
+uint64_t opemu_device_memory_bytes(void);
+int opemu_deferred_streams(void);
+
+/* ---- devices and contexts (device.c) ---- */
+typedef struct opemu_stream opemu_stream;
+typedef struct opemu_context {
+    int32_t device;
+    int is_default;
+    opemu_stream *default_stream;
+} opemu_context;
+
+/* The calling thread's current context, or NULL after recording ACL_ERROR_RT_CONTEXT_NULL. */
+opemu_context *opemu_current_context(void);
+int opemu_initialized(void);
+
+/* ---- streams, events, tasks (stream.c) ---- */
+typedef int (*opemu_task_fn)(void *payload);
+typedef void (*opemu_task_drop_fn)(void *payload);
+/* Resolves an app's stream argument: NULL is the current context's default stream. Records the
+ * error and returns NULL when it is not a live stream. */
+opemu_stream *opemu_stream_resolve(aclrtStream stream, int *error);
+/* Runs `fn(payload)` in stream order: now (eager) or at the next synchronisation (deferred).
+ * `drop` frees the payload once the task ran or was discarded. Returns the task's status when it
+ * ran now, else 0. */
+int opemu_stream_submit(opemu_stream *stream, opemu_task_fn fn, opemu_task_drop_fn drop, void *payload);
+opemu_stream *opemu_stream_new(opemu_context *ctx, int is_default);
+void opemu_stream_release(opemu_stream *stream);
+int opemu_stream_drain(opemu_stream *stream);
+int opemu_device_drain(int32_t device);
+void opemu_streams_release_device(int32_t device);
+
+/* ---- device memory registry (memory.c) ---- */
+enum { OPEMU_MEM_DEVICE = 1, OPEMU_MEM_HOST = 2 };
+typedef struct opemu_allocation {
+    uintptr_t start;
+    uint64_t requested;
+    uint64_t mapped;
+    int32_t device;
+    int32_t kind;
+} opemu_allocation;
+/* Copies the live allocation containing `address` into *out; returns 1 when found. */
+int opemu_memory_find(const void *address, opemu_allocation *out);
+void opemu_memory_release_device(int32_t device);
+
+/* ---- the embedded interpreter (python.c) ---- */
+/* Starts Python once; returns 0 or records the failure and returns -1. */
+int opemu_python_ready(const char *entry_point);
+
+/* ---- aclnn phase 2 (launch.c) ---- */
+aclnnStatus opemu_aclnn_launch(const char *op, void *workspace, uint64_t workspace_size,
+                               aclOpExecutor *executor, aclrtStream stream);
+
+#endif

@@ -1,0 +1,82 @@
+/* Phase 2 of every aclnn operator: validate the executor and workspace in C, then queue the
+ * kernel on the stream; the kernel itself runs in Python (opemu_py_execute). */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+void opemu_executor_task_begin(aclOpExecutor *e);
+void opemu_executor_task_end(aclOpExecutor *e);
+
+/* A launch captures the tensor addresses as they are at launch time, as a kernel's arguments
+ * are on hardware, so later aclSet*TensorAddr calls do not reach a queued task. */
+typedef struct {
+    aclOpExecutor *executor;
+    void *workspace;
+    aclTensor *inputs;
+    aclTensor *outputs;
+} launch;
+
+static int run_kernel(void *payload)
+{
+    launch *l = payload;
+    if (opemu_python_ready(l->executor->op) != 0)
+        return ACLNN_ERR_INNER;
+    return opemu_py_execute(l->executor, l->inputs, l->outputs, l->workspace);
+}
+
+static void drop_launch(void *payload)
+{
+    launch *l = payload;
+    opemu_executor_task_end(l->executor);
+    free(l->inputs);
+    free(l->outputs);
+    free(l);
+}
+
+static aclTensor *copy_tensors(const aclTensor *tensors, uint64_t n)
+{
+    aclTensor *copy = malloc((n ? n : 1) * sizeof *copy);
+    memcpy(copy, tensors, n * sizeof *copy);
+    return copy;
+}
+
+aclnnStatus opemu_aclnn_launch(const char *op, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
+                               aclrtStream stream)
+{
+    if (executor == NULL)
+        return opemu_fail(ACLNN_ERR_PARAM_NULLPTR, "The executor is nullptr.");
+    if (!opemu_handle_is(executor, OPEMU_KIND_EXECUTOR))
+        return opemu_fail(ACLNN_ERR_PARAM_INVALID,
+                          "%s: %p is not a live executor: phase 2 releases an executor unless "
+                          "aclSetAclOpExecutorRepeatable was called after phase 1.", op, (void *)executor);
+    if (strcmp(executor->op, op) != 0)
+        return opemu_fail(ACLNN_ERR_PARAM_INVALID, "%s: the executor was created by %sGetWorkspaceSize.", op,
+                          executor->op);
+    uint64_t required = executor->workspace_size;
+    if (required > 0 && workspace == NULL) {
+        if (!executor->repeatable)
+            opemu_executor_discard(executor); /* as opbase, which deletes it on this path */
+        return opemu_fail(ACLNN_ERR_PARAM_NULLPTR, "The workspace is nullptr.");
+    }
+    /* opbase never compares workspaceSize with what phase 1 asked; the kernel simply uses the
+     * memory, so what matters is that the memory given really holds `required` bytes. */
+    if (required > 0 && opemu_device_range_check(workspace, required) != 0)
+        return opemu_fail(ACLNN_ERR_PARAM_INVALID,
+                          "%s: the workspace at %p (workspaceSize %llu) cannot hold the %llu bytes phase 1 asked "
+                          "for.", op, workspace, (unsigned long long)workspace_size, (unsigned long long)required);
+    int rc;
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
+        return opemu_fail(ACLNN_ERR_RUNTIME_ERROR, "%s: launch failed: stream %p is not usable (runtime error %d).",
+                          op, stream, rc);
+    launch *l = malloc(sizeof *l);
+    l->executor = executor;
+    l->workspace = workspace;
+    l->inputs = copy_tensors(executor->inputs, executor->n_inputs);
+    l->outputs = copy_tensors(executor->outputs, executor->n_outputs);
+    opemu_executor_task_begin(executor);
+    executor->state = OPEMU_EXEC_LAUNCHED;
+    if (!executor->repeatable)
+        opemu_executor_discard(executor);
+    return opemu_stream_submit(s, run_kernel, drop_launch, l);
+}

@@ -1,0 +1,381 @@
+/* The device memory registry and the allocation, copy and set APIs.
+ *
+ * Device memory is host memory laid out as the vendor's allocator lays it out (reference §7):
+ * ALIGN_UP(size,32)+32 bytes (no pad for aclrtMallocAlign32 and the 1G policies), 64-byte
+ * aligned starts, and whole 2 MiB pages for HUGE_FIRST/HUGE_ONLY requests above 1 MiB. Every
+ * device access is bounded by that mapped size, which is where hardware would fault. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define MiB (1ULL << 20)
+#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static opemu_allocation *table; /* sorted by start */
+static size_t count, capacity;
+static uint64_t *device_used;
+
+static size_t lower_bound(uintptr_t address)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (table[mid].start < address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Index of the allocation whose [start, start+mapped) holds address, or -1. Caller holds lock. */
+static long locate(uintptr_t address)
+{
+    size_t i = lower_bound(address + 1);
+    if (i == 0)
+        return -1;
+    const opemu_allocation *a = &table[i - 1];
+    return address - a->start < a->mapped ? (long)(i - 1) : -1;
+}
+
+static uint64_t *used_of(int32_t device)
+{
+    if (device_used == NULL)
+        device_used = calloc((size_t)opemu_device_count(), sizeof *device_used);
+    return &device_used[device];
+}
+
+static void table_insert(const opemu_allocation *a)
+{
+    if (count == capacity) {
+        capacity = capacity ? capacity * 2 : 256;
+        table = realloc(table, capacity * sizeof *table);
+    }
+    size_t i = lower_bound(a->start);
+    memmove(&table[i + 1], &table[i], (count - i) * sizeof *table);
+    table[i] = *a;
+    count++;
+}
+
+static void table_remove(size_t i)
+{
+    memmove(&table[i], &table[i + 1], (count - i - 1) * sizeof *table);
+    count--;
+}
+
+int opemu_memory_find(const void *address, opemu_allocation *out)
+{
+    pthread_mutex_lock(&lock);
+    long i = locate((uintptr_t)address);
+    if (i >= 0 && out)
+        *out = table[i];
+    pthread_mutex_unlock(&lock);
+    return i >= 0;
+}
+
+int opemu_device_range_check(const void *address, uint64_t nbytes)
+{
+    opemu_allocation a;
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+        return opemu_fail(ACL_ERROR_RT_AICORE_EXCEPTION,
+                          "device access at %p: not inside any live device allocation", address);
+    uint64_t offset = (uintptr_t)address - a.start;
+    if (nbytes > a.mapped - offset)
+        return opemu_fail(ACL_ERROR_RT_AICORE_EXCEPTION,
+                          "device access of %llu bytes at %p runs past the end of its allocation "
+                          "(%llu bytes mapped from %p)",
+                          (unsigned long long)nbytes, address, (unsigned long long)a.mapped, (void *)a.start);
+    return ACL_SUCCESS;
+}
+
+static uint64_t mapped_size(size_t size, aclrtMemMallocPolicy policy, int pad)
+{
+    unsigned base = (unsigned)policy & 0xFF; /* the bandwidth/access flags are ORed above */
+    int huge1g = base == ACL_MEM_MALLOC_HUGE1G_ONLY || base == ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
+    uint64_t bytes = ALIGN_UP((uint64_t)size, 32) + (pad && !huge1g ? 32 : 0);
+    int huge = base == ACL_MEM_MALLOC_HUGE_FIRST || base == ACL_MEM_MALLOC_HUGE_ONLY ||
+               base == ACL_MEM_MALLOC_HUGE_FIRST_P2P || base == ACL_MEM_MALLOC_HUGE_ONLY_P2P ||
+               base > ACL_MEM_MALLOC_HUGE1G_ONLY_P2P; /* unknown policies: the runtime default */
+    if (huge1g)
+        return ALIGN_UP(bytes, 1ULL << 30);
+    if (huge && size > MiB)
+        return ALIGN_UP(bytes, 2 * MiB);
+    return bytes;
+}
+
+static aclError device_malloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy, int pad, const char *api)
+{
+    if (devPtr == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is null", api);
+    if (size == 0)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: size must be positive", api);
+    opemu_context *ctx = opemu_current_context();
+    if (ctx == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    uint64_t mapped = mapped_size(size, policy, pad);
+    pthread_mutex_lock(&lock);
+    uint64_t *used = used_of(ctx->device);
+    void *p = NULL;
+    if (mapped > opemu_device_memory_bytes() - *used || posix_memalign(&p, 64, mapped) != 0)
+        p = NULL;
+    if (p == NULL) {
+        pthread_mutex_unlock(&lock);
+        return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                          "%s: out of device memory: %zu bytes requested, %llu of %llu bytes in use on device %d",
+                          api, size, (unsigned long long)*used, (unsigned long long)opemu_device_memory_bytes(),
+                          ctx->device);
+    }
+    opemu_allocation a = {(uintptr_t)p, size, mapped, ctx->device, OPEMU_MEM_DEVICE};
+    table_insert(&a);
+    *used += mapped;
+    pthread_mutex_unlock(&lock);
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return device_malloc(devPtr, size, policy, 1, "aclrtMalloc");
+}
+
+OPEMU_EXPORT aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return device_malloc(devPtr, size, policy, 1, "aclrtMallocCached");
+}
+
+OPEMU_EXPORT aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return device_malloc(devPtr, size, policy, 0, "aclrtMallocAlign32");
+}
+
+OPEMU_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    if (hostPtr == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is null");
+    if (size == 0)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size must be positive");
+    uint64_t mapped = ALIGN_UP((uint64_t)size, 64);
+    void *p = NULL;
+    if (posix_memalign(&p, 64, mapped) != 0)
+        return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: out of host memory (%zu bytes)", size);
+    opemu_allocation a = {(uintptr_t)p, size, mapped, -1, OPEMU_MEM_HOST};
+    pthread_mutex_lock(&lock);
+    table_insert(&a);
+    pthread_mutex_unlock(&lock);
+    *hostPtr = p;
+    return ACL_SUCCESS;
+}
+
+static aclError release(void *ptr, int kind, const char *api)
+{
+    if (ptr == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: pointer is null", api);
+    pthread_mutex_lock(&lock);
+    long i = locate((uintptr_t)ptr);
+    if (i < 0 || table[i].start != (uintptr_t)ptr || table[i].kind != kind) {
+        pthread_mutex_unlock(&lock);
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "%s: %p was not allocated by %s or was freed already", api, ptr,
+                          kind == OPEMU_MEM_DEVICE ? "aclrtMalloc" : "aclrtMallocHost");
+    }
+    if (kind == OPEMU_MEM_DEVICE)
+        *used_of(table[i].device) -= table[i].mapped;
+    table_remove((size_t)i);
+    pthread_mutex_unlock(&lock);
+    free(ptr);
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtFree(void *devPtr) { return release(devPtr, OPEMU_MEM_DEVICE, "aclrtFree"); }
+OPEMU_EXPORT aclError aclrtFreeHost(void *hostPtr) { return release(hostPtr, OPEMU_MEM_HOST, "aclrtFreeHost"); }
+
+/* aclrtResetDevice gives back everything the device held, as the driver does. */
+void opemu_memory_release_device(int32_t device)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = count; i-- > 0;) {
+        if (table[i].kind == OPEMU_MEM_DEVICE && table[i].device == device) {
+            free((void *)table[i].start);
+            table_remove(i);
+        }
+    }
+    *used_of(device) = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+OPEMU_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free_bytes, size_t *total)
+{
+    if (free_bytes == NULL || total == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: free and total must not be null");
+    if ((unsigned)attr > ACL_MEM_P2P_HUGE1G)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: invalid attribute %d", (int)attr);
+    opemu_context *ctx = opemu_current_context();
+    if (ctx == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    pthread_mutex_lock(&lock);
+    *total = opemu_device_memory_bytes();
+    *free_bytes = *total - *used_of(ctx->device);
+    pthread_mutex_unlock(&lock);
+    return ACL_SUCCESS;
+}
+
+/* ---- copies and sets ---- */
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t count;
+    int value;
+    int is_set;
+} transfer;
+
+/* Where a side of a copy must be device memory, the whole range must lie in one allocation. */
+static int device_side(const void *address, size_t count, const char *api, const char *side)
+{
+    opemu_allocation a;
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p is not device memory", api, side, address);
+    if (count > a.mapped - ((uintptr_t)address - a.start))
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "%s: %zu bytes at %s %p run past the end of its device allocation (%llu bytes from %p)",
+                          api, count, side, address, (unsigned long long)a.mapped, (void *)a.start);
+    return ACL_SUCCESS;
+}
+
+static int is_device(const void *address)
+{
+    opemu_allocation a;
+    return opemu_memory_find(address, &a) && a.kind == OPEMU_MEM_DEVICE;
+}
+
+static int run_transfer(void *payload)
+{
+    transfer *t = payload;
+    if (t->is_set)
+        memset(t->dst, t->value, t->count);
+    else if (t->dst != t->src)
+        memmove(t->dst, t->src, t->count);
+    return ACL_SUCCESS;
+}
+
+static aclError check_copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                           const char *api)
+{
+    if (dst == NULL || src == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: dst and src must not be null", api);
+    if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: invalid memcpy kind %d", api, (int)kind);
+    if (count > destMax)
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than destMax %zu", api, count, destMax);
+    if (kind == ACL_MEMCPY_DEFAULT) /* the direction follows the pointers */
+        kind = is_device(src) ? (is_device(dst) ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_DEVICE_TO_HOST)
+                              : (is_device(dst) ? ACL_MEMCPY_HOST_TO_DEVICE : ACL_MEMCPY_HOST_TO_HOST);
+    int dst_on_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
+                        kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+    int src_on_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    int rc = dst_on_device ? device_side(dst, count, api, "dst") : ACL_SUCCESS;
+    if (rc == ACL_SUCCESS && src_on_device)
+        rc = device_side(src, count, api, "src");
+    return rc;
+}
+
+OPEMU_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int rc = check_copy(dst, destMax, src, count, kind, "aclrtMemcpy");
+    if (rc)
+        return rc;
+    transfer t = {dst, src, count, 0, 0};
+    return run_transfer(&t);
+}
+
+static aclError submit_transfer(transfer *t, aclrtStream stream)
+{
+    int rc;
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
+        return rc;
+    transfer *copy = malloc(sizeof *copy);
+    *copy = *t;
+    return opemu_stream_submit(s, run_transfer, free, copy);
+}
+
+OPEMU_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                       aclrtMemcpyKind kind, aclrtStream stream)
+{
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int rc = check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync");
+    if (rc)
+        return rc;
+    transfer t = {dst, src, count, 0, 0};
+    return submit_transfer(&t, stream);
+}
+
+static aclError check_set(void *devPtr, size_t maxCount, size_t count, const char *api)
+{
+    if (devPtr == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is null", api);
+    if (count > maxCount)
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count %zu is larger than maxCount %zu", api, count, maxCount);
+    return device_side(devPtr, count, api, "devPtr");
+}
+
+/* The driver call is drvMemsetD8: value is applied byte-wise, truncated to its low byte. */
+OPEMU_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int rc = check_set(devPtr, maxCount, count, "aclrtMemset");
+    if (rc)
+        return rc;
+    transfer t = {devPtr, NULL, count, (int)(uint8_t)value, 1};
+    return run_transfer(&t);
+}
+
+OPEMU_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    int rc = check_set(devPtr, maxCount, count, "aclrtMemsetAsync");
+    if (rc)
+        return rc;
+    transfer t = {devPtr, NULL, count, (int)(uint8_t)value, 1};
+    return submit_transfer(&t, stream);
+}
+
+OPEMU_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                    size_t height, aclrtMemcpyKind kind)
+{
+    if (dst == NULL || src == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy2d: dst and src must not be null");
+    if (width == 0 || height == 0 || width > dpitch || width > spitch)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM,
+                          "aclrtMemcpy2d: width %zu and height %zu must be positive and width must not exceed "
+                          "dpitch %zu or spitch %zu", width, height, dpitch, spitch);
+    if ((unsigned)kind > ACL_MEMCPY_DEFAULT)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy2d: invalid memcpy kind %d", (int)kind);
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
+    int rc = ACL_SUCCESS;
+    if (kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE)
+        rc = device_side(dst, dspan, "aclrtMemcpy2d", "dst");
+    if (rc == ACL_SUCCESS && (kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE))
+        rc = device_side(src, sspan, "aclrtMemcpy2d", "src");
+    if (rc)
+        return rc;
+    for (size_t row = 0; row < height; row++)
+        memmove((char *)dst + row * dpitch, (const char *)src + row * spitch, width);
+    return ACL_SUCCESS;
+}

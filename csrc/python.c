@@ -1,0 +1,125 @@
+/* Starting the embedded interpreter.
+ *
+ * Python starts on the first call that needs it (an operator), never for the runtime alone. The
+ * interpreter must find numpy and opemu without PYTHONPATH whether opemu sits in a virtualenv or
+ * system-wide, so the import path gets: OPEMU_PYTHONPATH, the site-packages this library was
+ * installed into (found from its own file name), and the site directories baked in at build time.
+ * A start that fails is an error status with its reason, never a crash or a silent success. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <dlfcn.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "internal.h"
+
+#ifndef OPEMU_BAKED_PYTHONPATH
+#define OPEMU_BAKED_PYTHONPATH ""
+#endif
+
+int opemu_bridge_start(void); /* defined in the cffi-generated unit */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int started = -1;
+static char failure[1024];
+static char site_dirs[8192];
+
+void opemu_python_failed(const char *message) { snprintf(failure, sizeof failure, "%s", message); }
+const char *opemu_python_site_dirs(void) { return site_dirs; }
+
+static void add_dir(const char *dir)
+{
+    if (dir == NULL || *dir == 0 || strlen(site_dirs) + strlen(dir) + 2 >= sizeof site_dirs)
+        return;
+    if (site_dirs[0])
+        strcat(site_dirs, ":");
+    strcat(site_dirs, dir);
+}
+
+static void add_path_list(const char *list)
+{
+    char *copy = strdup(list ? list : "");
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
+        add_dir(dir);
+    free(copy);
+}
+
+const char *opemu_library_file(void)
+{
+    static char path[4096];
+    Dl_info info;
+    if (path[0] == 0 && dladdr((void *)opemu_library_file, &info) && info.dli_fname &&
+        realpath(info.dli_fname, path) == NULL)
+        path[0] = 0;
+    return path;
+}
+
+/* <site>/opemu/prefix/lib64/libopemu.so -> <site> */
+static void add_install_site(void)
+{
+    char *path = strdup(opemu_library_file());
+    char *dir = path;
+    for (int up = 0; up < 4; up++)
+        dir = dirname(dir);
+    char marker[4096];
+    snprintf(marker, sizeof marker, "%s/opemu", dir);
+    if (access(marker, F_OK) == 0)
+        add_dir(dir);
+    free(path);
+}
+
+static int initialize_interpreter(void)
+{
+    PyConfig config;
+    PyConfig_InitPythonConfig(&config);
+    config.install_signal_handlers = 0; /* the app owns its signals */
+    config.parse_argv = 0;
+    PyStatus status = PyConfig_Read(&config);
+    char *copy = strdup(site_dirs);
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !PyStatus_Exception(status);
+         dir = strtok_r(NULL, ":", &save)) {
+        wchar_t *wide = Py_DecodeLocale(dir, NULL);
+        if (wide) {
+            status = PyWideStringList_Insert(&config.module_search_paths, 0, wide);
+            PyMem_RawFree(wide);
+        }
+    }
+    free(copy);
+    config.module_search_paths_set = 1;
+    if (!PyStatus_Exception(status))
+        status = Py_InitializeFromConfig(&config);
+    PyConfig_Clear(&config);
+    if (PyStatus_Exception(status)) {
+        snprintf(failure, sizeof failure, "the embedded Python interpreter failed to start: %s%s%s",
+                 status.func ? status.func : "", status.func ? ": " : "", status.err_msg ? status.err_msg : "");
+        return -1;
+    }
+    PyEval_SaveThread(); /* other threads take the GIL as they need it */
+    return 0;
+}
+
+static void start(void)
+{
+    add_path_list(getenv("OPEMU_PYTHONPATH"));
+    add_install_site();
+    add_path_list(OPEMU_BAKED_PYTHONPATH);
+    if (!Py_IsInitialized() && initialize_interpreter() != 0)
+        return;
+    if (opemu_bridge_start() != 0) {
+        if (failure[0] == 0)
+            snprintf(failure, sizeof failure, "the opemu bridge failed to load in the embedded interpreter");
+        return;
+    }
+    started = 0;
+}
+
+int opemu_python_ready(const char *entry_point)
+{
+    pthread_once(&once, start);
+    if (started == 0)
+        return 0;
+    opemu_fail(ACLNN_ERR_INNER, "%s: %s (import path: %s)", entry_point, failure, site_dirs);
+    return -1;
+}

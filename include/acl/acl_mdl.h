@@ -1,0 +1,8 @@
+/* The emulator does not implement the model API; this header exists so that acl.h resolves. */
+#ifndef INC_EXTERNAL_ACL_ACL_MODEL_H_
+#define INC_EXTERNAL_ACL_ACL_MODEL_H_
+
+#include "acl_base.h"
+#include "acl_rt.h"
+
+#endif /* INC_EXTERNAL_ACL_ACL_MODEL_H_ */
