@@ -76,18 +76,13 @@ static int initialize_interpreter(void)
     PyConfig_InitPythonConfig(&config);
     config.install_signal_handlers = 0; /* the app owns its signals */
     config.parse_argv = 0;
-    PyStatus status = PyConfig_Read(&config);
-    char *copy = strdup(site_dirs);
-    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !PyStatus_Exception(status);
-         dir = strtok_r(NULL, ":", &save)) {
-        wchar_t *wide = Py_DecodeLocale(dir, NULL);
-        if (wide) {
-            status = PyWideStringList_Insert(&config.module_search_paths, 0, wide);
-            PyMem_RawFree(wide);
-        }
-    }
-    free(copy);
-    config.module_search_paths_set = 1;
+    /* our directories join PYTHONPATH's place in sys.path, ahead of the interpreter's own */
+    const char *user = getenv("PYTHONPATH");
+    size_t length = strlen(site_dirs) + (user ? strlen(user) : 0) + 2;
+    char *joined = malloc(length);
+    snprintf(joined, length, "%s%s%s", site_dirs, user && *user ? ":" : "", user ? user : "");
+    PyStatus status = PyConfig_SetBytesString(&config, &config.pythonpath_env, joined);
+    free(joined);
     if (!PyStatus_Exception(status))
         status = Py_InitializeFromConfig(&config);
     PyConfig_Clear(&config);

@@ -1,0 +1,169 @@
+"""The embedded entry points: thin glue between the C library and the operators.
+
+`attach` runs once, inside the interpreter the library starts. It gives every Python-routed entry
+point of the generated table an implementation: an operator's phase 1 when one is registered,
+otherwise the family's "not supported" status. Every exception becomes the family's internal
+error with its message retrievable through aclGetRecentErrMsg — never a silent 0.
+"""
+import itertools
+import json
+import os
+import traceback
+
+from opemu import ops
+from opemu.core import checks, device, status
+from opemu.core.headers import constants
+from opemu.core.op import OPS, Args
+
+PLANS = {}
+_plan_ids = itertools.count(1)
+_PHASE1_SUFFIX = "GetWorkspaceSize"
+
+
+def _not_supported_status(family):
+    if family == "aclnn":
+        return status.ACLNN["ACLNN_ERR_RUNTIME_ERROR"]
+    if family == "acl":
+        return status.ACL["ACL_ERROR_API_NOT_SUPPORT"]
+    if family == "mcdnn":
+        return constants("mcdnn/mcdnn_ops_infer.h").get("MCDNN_STATUS_NOT_SUPPORTED", 9)
+    return constants("mcr/mc_runtime_api.h").get("mcErrorNotSupported", 801)
+
+
+def _report(lib, code, message):
+    if message:
+        lib.opemu_error_message(code, message.encode("utf-8", "replace")[:1900])
+
+
+def _on_error(lib, name, code):
+    def handler(exc_type, exc_value, tb):
+        where = traceback.extract_tb(tb)[-1] if tb else None
+        origin = " (%s:%d)" % (os.path.basename(where.filename), where.lineno) if where else ""
+        _report(lib, code, "%s: internal error: %s: %s%s" % (name, exc_type.__name__, exc_value, origin))
+    return handler
+
+
+def _entry_points(ffi, lib):
+    library = ffi.string(lib.opemu_library_file()).decode()
+    prefix = os.path.dirname(os.path.dirname(library))
+    with open(os.path.join(prefix, "share", "opemu", "entry_points.json")) as f:
+        return json.load(f)
+
+
+def _argument_kind(ctype):
+    for kind in ("aclTensorList", "aclScalarList", "aclTensor", "aclScalar", "aclIntArray", "aclFloatArray",
+                 "aclBoolArray", "aclOpExecutor"):
+        if kind + " *" in ctype:
+            return kind
+    return "value"
+
+
+class _Phase1:
+    """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan."""
+
+    def __init__(self, ffi, lib, op, meta, fault):
+        self.ffi, self.lib, self.op, self.fault = ffi, lib, op, fault
+        params = meta["params"]
+        self.names = [name for name, _ in params[:-2]]
+        self.kinds = [_argument_kind(ctype) for _, ctype in params[:-2]]
+        self.op_name = op.name.encode()
+
+    def _convert(self, name, kind, value):
+        ffi, lib = self.ffi, self.lib
+        if kind == "value":
+            return value
+        if value == ffi.NULL:
+            return None
+        if kind == "aclTensor":
+            if not lib.opemu_handle_is(value, lib.OPEMU_KIND_TENSOR):
+                raise status.param_invalid("Argument %s is not a live aclTensor." % name)
+            return device.describe(value)
+        raise status.param_invalid("Argument %s of type %s is not supported yet." % (name, kind))
+
+    def __call__(self, *cargs):
+        ffi, lib, op = self.ffi, self.lib, self.op
+        try:
+            if self.fault:
+                raise RuntimeError("fault injected by OPEMU_FAULT")
+            a = Args({name: self._convert(name, kind, value)
+                      for name, kind, value in zip(self.names, self.kinds, cargs)})
+            workspace_out, executor_out = cargs[-2], cargs[-1]
+            if workspace_out == ffi.NULL or executor_out == ffi.NULL:
+                raise status.param_nullptr("workspaceSize and executor must not be nullptr.")
+            op.check(a)
+            for name in op.inputs + op.outputs:
+                if getattr(a, name) is not None:
+                    checks.layout_supported(name, getattr(a, name))
+            nbytes = op.workspace(a)
+        except status.VendorError as error:
+            _report(lib, error.code, str(error))
+            return error.code
+        raw = dict(zip(self.names, cargs))
+        executor = lib.opemu_executor_create(self.op_name, len(op.inputs), len(op.outputs))
+        for i, name in enumerate(op.inputs):
+            lib.opemu_executor_set_input(executor, i, raw[name])
+        for i, name in enumerate(op.outputs):
+            lib.opemu_executor_set_output(executor, i, raw[name])
+        plan_id = next(_plan_ids)
+        PLANS[plan_id] = (op, a)
+        executor.plan_id = plan_id
+        executor.workspace_size = nbytes
+        workspace_out[0] = nbytes
+        executor_out[0] = executor
+        return 0
+
+
+def _not_supported(lib, name, meta):
+    code = _not_supported_status(meta["family"])
+    value = None if meta["failure"] in (None, "NULL") else code
+
+    def entry(*_):
+        _report(lib, code, "%s is not implemented by opemu." % name)
+        return value
+    return entry
+
+
+def _execute_entry(ffi, lib, fault):
+    def execute(executor, inputs, outputs, workspace):
+        plan_id = executor.plan_id
+        op, a = PLANS[plan_id]
+        try:
+            if op.name in fault:
+                raise RuntimeError("fault injected by OPEMU_FAULT")
+            views = {}
+            for i, name in enumerate(op.inputs):
+                if getattr(a, name) is not None:
+                    views[name] = device.device_view(inputs[i])
+            for i, name in enumerate(op.outputs):
+                if getattr(a, name) is not None:
+                    views[name] = device.device_view(outputs[i])
+            op.compute(a, views, device.workspace_view(workspace, executor.workspace_size))
+            return 0
+        except status.VendorError as error:
+            _report(lib, error.code, str(error))
+            return error.code
+        finally:
+            if not executor.repeatable:
+                PLANS.pop(plan_id, None)
+                executor.plan_id = 0
+    return execute
+
+
+def attach(ffi, lib):
+    device.attach(ffi, lib)
+    ops.load_all()
+    fault = set(ffi.string(lib.opemu_fault()).decode().split(","))
+    inner = status.ACLNN["ACLNN_ERR_INNER"]
+    for name, meta in _entry_points(ffi, lib).items():
+        if meta["implemented_in"] != "python":
+            continue
+        op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
+        entry = _Phase1(ffi, lib, op, meta, name in fault) if op else _not_supported(lib, name, meta)
+        failure = meta["failure"]
+        error = {} if failure in (None, "NULL") else {"error": int(failure)}
+        on_error = _on_error(lib, name, inner if failure in (None, "NULL") else int(failure))
+        ffi.def_extern(name="opemu_py_" + name, onerror=on_error, **error)(entry)
+    ffi.def_extern(name="opemu_py_execute", error=inner, onerror=_on_error(lib, "aclnn kernel", inner))(
+        _execute_entry(ffi, lib, fault))
+    ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
+        lambda plan_id: PLANS.pop(plan_id, None) and None)

@@ -1,0 +1,39 @@
+"""Phase-1 checks with opbase's messages (op_error_check.h), shared by every aclnn operator."""
+from opemu.core import dtypes
+from opemu.core.status import param_invalid, param_nullptr
+
+MAX_DIM = 8
+
+
+def shape_text(shape):
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def not_null(a, *names):
+    for name in names:
+        if getattr(a, name) is None:
+            raise param_nullptr("Expected a proper Tensor but got null for argument %s." % name)
+
+
+def dtype_in(name, tensor, allowed):
+    if tensor.dtype not in allowed:
+        raise param_invalid("Tensor %s not implemented for %s, should be in dtype support list %s."
+                            % (name, dtypes.serial_name(tensor.dtype), dtypes.serial_list(allowed)))
+
+
+def same_dtype(name_a, a, name_b, b):
+    if a.dtype != b.dtype:
+        raise param_invalid("Expected both tensors to have same dtype, but found %s %s and %s %s."
+                            % (name_a, dtypes.serial_name(a.dtype), name_b, dtypes.serial_name(b.dtype)))
+
+
+def max_dim(name, tensor, limit=MAX_DIM):
+    if tensor.ndim > limit:
+        raise param_invalid("The %s tensor cannot be larger than %d dimensions." % (name, limit))
+
+
+def layout_supported(name, tensor):
+    """Negative sizes, strides or offsets address memory no kernel reads (the docs require >= 0)."""
+    if any(d < 0 for d in tensor.shape) or any(s < 0 for s in tensor.strides) or tensor.offset < 0:
+        raise param_invalid("Tensor %s has a negative dim, stride or offset (shape %s, strides %s, offset %d)."
+                            % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))

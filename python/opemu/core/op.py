@@ -1,0 +1,58 @@
+"""The shape of an operator: one declaration and three functions, `check` → `workspace` → `compute`.
+
+An aclnn operator subclasses AclnnOp. Its phase-1 parameters arrive by the names the header gives
+them (the bridge reads those from the generated entry-point table), tensors as TensorDesc or None;
+`inputs`/`outputs` name which tensors are which, in the order aclSetInputTensorAddr /
+aclSetOutputTensorAddr count them."""
+import os
+
+from opemu.core import status
+
+OPS = {}
+
+
+class Args:
+    """Phase-1 arguments by parameter name; an op may add what it derives in check."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+    def __repr__(self):
+        return "Args(%s)" % ", ".join("%s=%r" % kv for kv in self.__dict__.items())
+
+
+class AclnnOp:
+    name = None       # the phase-2 entry point, e.g. "aclnnEmbedding"
+    inputs = ()       # tensor parameters read by the kernel
+    outputs = ()      # tensor parameters written by the kernel
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            OPS[cls.name] = cls()
+
+    def check(self, a):
+        """Raise status.VendorError as the vendor's phase 1 would, in the vendor's order."""
+        raise NotImplementedError
+
+    def workspace(self, a):
+        """Bytes of device workspace compute really uses."""
+        return 0
+
+    def compute(self, a, v, workspace):
+        """Run the kernel: `v` has a NumPy view per tensor name, `workspace` the scratch bytes."""
+        raise NotImplementedError
+
+
+def soc():
+    return os.environ.get("OPEMU_SOC") or "Ascend910B1"
+
+
+def soc_is_a2_a3():
+    """Atlas A2/A3 (opbase's is910BSocVersion: DAV_2201 and the regbase 950 parts)."""
+    name = soc()
+    return name.startswith(("Ascend910B", "Ascend910_93", "Ascend950"))
+
+
+def unsupported_platform(op_name):
+    return status.runtime_error("%s is not supported on %s." % (op_name, soc()))

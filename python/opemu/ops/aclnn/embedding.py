@@ -1,0 +1,83 @@
+"""aclnnEmbedding: out = weight[indices] (reference §4.6; ops-nn index/embedding).
+
+Phase 1 follows op_api/aclnn_embedding.cpp: nulls (weight, indices, out) → weight dtype → out dtype
+equals weight's → indices dtype → rank ≤ 8 → out has one more dim than indices and agrees with it.
+The op does not check that weight is 2-D or out's last dim: the gathered result,
+indices.shape + weight.shape[1:], is copied into out by a view copy that fails inside phase 1 when
+the shapes differ (ACLNN_ERR_INNER_NULLPTR, as the vendor's CHECK_RET does).
+
+Index values are not validated (the hardware does not): a row that still lies inside weight's
+device allocation is read from there, as the kernel would; one outside it (any negative index, or
+one past the allocation) is an access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2
+(eager streams) or the next synchronisation (deferred).
+"""
+import numpy as np
+
+from opemu.core import checks, device, dtypes, status
+from opemu.core.op import AclnnOp, soc_is_a2_a3
+
+_WEIGHT_DTYPES = [dtypes.acl(n) for n in ("DOUBLE", "FLOAT", "FLOAT16", "INT64", "INT32", "INT16", "INT8",
+                                          "UINT8", "BOOL", "COMPLEX128", "COMPLEX64")]
+_INDICES_DTYPES = [dtypes.acl("INT32"), dtypes.acl("INT64")]
+
+
+class Embedding(AclnnOp):
+    name = "aclnnEmbedding"
+    inputs = ("weight", "indices")
+    outputs = ("out",)
+
+    def check(self, a):
+        checks.not_null(a, "weight", "indices", "out")
+        weight_dtypes = _WEIGHT_DTYPES + ([dtypes.acl("BF16")] if soc_is_a2_a3() else [])
+        checks.dtype_in("weight", a.weight, weight_dtypes)
+        checks.same_dtype("weight", a.weight, "out", a.out)
+        checks.dtype_in("indices", a.indices, _INDICES_DTYPES)
+        for name in ("weight", "indices", "out"):
+            checks.max_dim(name, getattr(a, name))
+        if a.out.ndim != a.indices.ndim + 1:
+            raise status.param_invalid("out dim [%d] should be one larger than indices dim [%d]."
+                                       % (a.out.ndim, a.indices.ndim))
+        if a.out.shape[:-1] != a.indices.shape:
+            raise status.param_invalid("out shape [%s] is not match with indices shape [%s]."
+                                       % (checks.shape_text(a.out.shape), checks.shape_text(a.indices.shape)))
+        a.skip = a.weight.is_empty() or a.indices.is_empty()
+        gathered = a.indices.shape + a.weight.shape[1:]
+        if not a.skip and gathered != a.out.shape:
+            raise status.VendorError(status.ACLNN["ACLNN_ERR_INNER_NULLPTR"],
+                                     "ViewCopy of the gathered shape %s into out %s failed."
+                                     % (checks.shape_text(gathered), checks.shape_text(a.out.shape)))
+
+    def workspace(self, a):
+        return 0
+
+    def compute(self, a, v, workspace):
+        if a.skip:
+            return
+        weight, indices = v["weight"], v["indices"]
+        rows = weight.shape[0]
+        inside = (indices >= 0) & (indices < rows)
+        if inside.all():
+            v["out"][...] = weight[indices]
+        else:
+            v["out"][...] = _gather_with_stray_rows(weight, indices, inside)
+
+
+def _gather_with_stray_rows(weight, indices, inside):
+    """Rows past weight's shape come from whatever device memory the kernel's address reaches."""
+    result = np.empty(indices.shape + weight.shape[1:], weight.dtype)
+    result[inside] = weight[indices[inside]]
+    row_stride = weight.strides[0]
+    first_row = weight.__array_interface__["data"][0]
+    row_shape, row_strides = weight.shape[1:], weight.strides[1:]
+    row_span = device.span_elements(row_shape, [s // weight.dtype.itemsize for s in row_strides], 0)
+    for position in zip(*np.nonzero(~inside)):
+        index = int(indices[position])
+        address = first_row + index * row_stride
+        nbytes = row_span * weight.dtype.itemsize
+        if index < 0 or device.lib.opemu_device_range_check(device.ffi.cast("void *", address), nbytes):
+            raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
+                                     "aclnnEmbedding: index %d at %s is outside weight's %d rows and its device "
+                                     "allocation" % (index, list(position), weight.shape[0]))
+        raw = device.ffi.buffer(device.ffi.cast("char *", address), nbytes)
+        result[position] = np.ndarray(row_shape, weight.dtype, raw, 0, row_strides)
+    return result
