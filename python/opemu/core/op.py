@@ -25,11 +25,16 @@ class AclnnOp:
     name = None       # the phase-2 entry point, e.g. "aclnnEmbedding"
     inputs = ()       # tensor parameters read by the kernel
     outputs = ()      # tensor parameters written by the kernel
+    products = "all"  # which products support it (docs/SUPPORT.md); the check enforces it
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.name:
             OPS[cls.name] = cls()
+
+    def dtype_table(self):
+        """{tensor parameter: accepted aclDataType codes} on the current product (docs/SUPPORT.md)."""
+        return {}
 
     def check(self, a):
         """Raise status.VendorError as the vendor's phase 1 would, in the vendor's order."""

@@ -25,13 +25,18 @@ class Embedding(AclnnOp):
     name = "aclnnEmbedding"
     inputs = ("weight", "indices")
     outputs = ("out",)
+    products = "all (BF16 weight on Atlas A2/A3 only)"
+
+    def dtype_table(self):
+        weight = _WEIGHT_DTYPES + ([dtypes.acl("BF16")] if soc_is_a2_a3() else [])
+        return {"weight": weight, "indices": _INDICES_DTYPES, "out": weight}
 
     def check(self, a):
         checks.not_null(a, "weight", "indices", "out")
-        weight_dtypes = _WEIGHT_DTYPES + ([dtypes.acl("BF16")] if soc_is_a2_a3() else [])
-        checks.dtype_in("weight", a.weight, weight_dtypes)
+        table = self.dtype_table()
+        checks.dtype_in("weight", a.weight, table["weight"])
         checks.same_dtype("weight", a.weight, "out", a.out)
-        checks.dtype_in("indices", a.indices, _INDICES_DTYPES)
+        checks.dtype_in("indices", a.indices, table["indices"])
         for name in ("weight", "indices", "out"):
             checks.max_dim(name, getattr(a, name))
         if a.out.ndim != a.indices.ndim + 1:

@@ -1,0 +1,44 @@
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import opemu
+from opemu import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def ops_nn_compile(source, output):
+    """The ops-nn example runner's g++ line (reference §6), against opemu's prefix."""
+    home = opemu.prefix()
+    command = ["g++", str(source), "-Wall", "-o", str(output),
+               "-I", "%s/include" % home, "-I", "%s/include/aclnnop" % home, "-I", "%s/include/aclnn" % home,
+               "-L", "%s/lib64" % home, "-lopapi_nn", "-lopapi_math", "-lascendcl", "-lnnopbase", "-lpthread", "-ldl"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
+    return output
+
+
+def run_program(executable, *args, env=None, timeout=300):
+    environment = dict(os.environ)
+    environment.update(cli.environment())
+    environment.update(env or {})
+    return subprocess.run([str(executable), *args], capture_output=True, text=True, env=environment, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def build_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("programs")
+
+
+@pytest.fixture(scope="session")
+def probe(build_dir):
+    return ops_nn_compile(ROOT / "tests" / "c" / "runtime_probe.cpp", build_dir / "runtime_probe")
+
+
+@pytest.fixture(scope="session")
+def embedding_sample(build_dir):
+    return ops_nn_compile(ROOT / "samples" / "aclnn" / "embedding.cpp", build_dir / "embedding")

@@ -1,0 +1,63 @@
+"""AscendCL runtime and aclnn object behaviours (reference §2.8, §3.5, §7), probed from C."""
+import pytest
+
+from conftest import run_program
+
+CASES = {
+    "init_repeat_and_finalize_codes": {},
+    "finalize_reference_counts_down": {},
+    "malloc_null_pointer_or_zero_size_is_invalid_param": {},
+    "malloc_without_device_is_context_null": {},
+    "malloc_rounds_up_32_plus_32_with_64_byte_start": {},
+    "malloc_huge_first_above_1mib_maps_whole_2mib_pages": {},
+    "get_mem_info_counts_mapped_bytes": {},
+    "free_errors": {},
+    "memcpy_checks": {},
+    "memcpy_round_trip_and_default_kind": {},
+    "memset_is_bytewise": {},
+    "recent_error_message_is_cleared_when_read": {},
+    "default_stream_is_nullptr": {},
+    "destroyed_stream_is_rejected": {},
+    "deferred_stream_runs_at_synchronisation": {"OPEMU_STREAM": "deferred"},
+    "events_measure_elapsed_time": {},
+    "callback_needs_a_subscribed_thread": {},
+    "devices_and_contexts": {},
+    "reset_device_releases_its_memory": {},
+    "soc_name_and_device_info": {},
+    "data_type_size_and_fp16": {},
+    "data_buffer": {},
+    "tensor_create_get_destroy": {},
+    "scalars_arrays_and_lists": {},
+    "phase_two_releases_the_executor": {},
+    "repeatable_executor_runs_again_with_new_addresses": {},
+    "phase_one_rejects_dead_and_foreign_tensors": {},
+    "no_operator_never_starts_python": {},
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_runtime_behaviour(probe, case):
+    result = run_program(probe, case, env=CASES[case])
+    assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
+
+
+def test_every_probe_case_is_run(probe):
+    listed = set(run_program(probe).stdout.split())
+    assert listed == set(CASES)
+
+
+def test_soc_name_follows_opemu_soc(probe):
+    result = run_program(probe, "soc_name_and_device_info", env={"OPEMU_SOC": "Ascend910_9391",
+                                                                 "EXPECTED_SOC": "Ascend910_9391"})
+    assert "PASS" in result.stdout, result.stdout
+
+
+def test_device_count_is_configurable(probe):
+    result = run_program(probe, "devices_and_contexts", env={"OPEMU_DEVICE_COUNT": "2"})
+    assert "aclrtGetDeviceCount" not in result.stdout
+    assert "count == 2, expected 8" in result.stdout
+
+
+def test_deferred_stream_defers_operators_too(probe):
+    result = run_program(probe, "phase_two_releases_the_executor", env={"OPEMU_STREAM": "deferred"})
+    assert "PASS" in result.stdout, result.stdout + result.stderr
