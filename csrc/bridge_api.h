@@ -106,8 +106,8 @@ void opemu_python_failed(const char *message);
 int opemu_py_execute(aclOpExecutor *executor, aclTensor *inputs, aclTensor *outputs, void *workspace);
 void opemu_py_release_plan(uint64_t plan_id);
 
-/* Test-only switches (fault injection), set through OPEMU_FAULT. */
-const char *opemu_fault(void);
+/* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
+int opemu_fault_at(const char *entry);
 
 #ifdef __cplusplus
 }

@@ -48,10 +48,14 @@ const char *opemu_soc_name(void)
     return soc && *soc ? soc : OPEMU_DEFAULT_SOC;
 }
 
-const char *opemu_fault(void)
+int opemu_fault_at(const char *entry)
 {
-    const char *fault = getenv("OPEMU_FAULT");
-    return fault ? fault : "";
+    const char *list = getenv("OPEMU_FAULT");
+    size_t n = strlen(entry);
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, entry, n) == 0 && (p[n] == ',' || p[n] == 0))
+            return 1;
+    return 0;
 }
 
 static int deterministic;

@@ -95,6 +95,19 @@ static int initialize_interpreter(void)
     return 0;
 }
 
+/* cffi's start-up lock on Python < 3.12 spins until PyCapsule_Type.tp_version_tag is 0, but the
+ * type attribute cache sets it as soon as anything (torch, for one) looks up a capsule attribute,
+ * so a host that is itself a Python process would hang. Invalidating the type's cache entry puts
+ * the tag back to 0, which is all the lock needs. */
+static void clear_capsule_version_tag(void)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    PyGILState_STATE state = PyGILState_Ensure();
+    PyType_Modified(&PyCapsule_Type);
+    PyGILState_Release(state);
+#endif
+}
+
 static void start(void)
 {
     add_path_list(getenv("OPEMU_PYTHONPATH"));
@@ -102,6 +115,7 @@ static void start(void)
     add_path_list(OPEMU_BAKED_PYTHONPATH);
     if (!Py_IsInitialized() && initialize_interpreter() != 0)
         return;
+    clear_capsule_version_tag();
     if (opemu_bridge_start() != 0) {
         if (failure[0] == 0)
             snprintf(failure, sizeof failure, "the opemu bridge failed to load in the embedded interpreter");

@@ -61,8 +61,8 @@ def _argument_kind(ctype):
 class _Phase1:
     """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan."""
 
-    def __init__(self, ffi, lib, op, meta, fault):
-        self.ffi, self.lib, self.op, self.fault = ffi, lib, op, fault
+    def __init__(self, ffi, lib, op, meta, entry):
+        self.ffi, self.lib, self.op, self.entry = ffi, lib, op, entry.encode()
         params = meta["params"]
         self.names = [name for name, _ in params[:-2]]
         self.kinds = [_argument_kind(ctype) for _, ctype in params[:-2]]
@@ -83,7 +83,7 @@ class _Phase1:
     def __call__(self, *cargs):
         ffi, lib, op = self.ffi, self.lib, self.op
         try:
-            if self.fault:
+            if lib.opemu_fault_at(self.entry):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             a = Args({name: self._convert(name, kind, value)
                       for name, kind, value in zip(self.names, self.kinds, cargs)})
@@ -123,12 +123,12 @@ def _not_supported(lib, name, meta):
     return entry
 
 
-def _execute_entry(ffi, lib, fault):
+def _execute_entry(ffi, lib):
     def execute(executor, inputs, outputs, workspace):
         plan_id = executor.plan_id
         op, a = PLANS[plan_id]
         try:
-            if op.name in fault:
+            if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             views = {}
             for i, name in enumerate(op.inputs):
@@ -152,18 +152,17 @@ def _execute_entry(ffi, lib, fault):
 def attach(ffi, lib):
     device.attach(ffi, lib)
     ops.load_all()
-    fault = set(ffi.string(lib.opemu_fault()).decode().split(","))
     inner = status.ACLNN["ACLNN_ERR_INNER"]
     for name, meta in _entry_points(ffi, lib).items():
         if meta["implemented_in"] != "python":
             continue
         op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
-        entry = _Phase1(ffi, lib, op, meta, name in fault) if op else _not_supported(lib, name, meta)
+        entry = _Phase1(ffi, lib, op, meta, name) if op else _not_supported(lib, name, meta)
         failure = meta["failure"]
         error = {} if failure in (None, "NULL") else {"error": int(failure)}
         on_error = _on_error(lib, name, inner if failure in (None, "NULL") else int(failure))
         ffi.def_extern(name="opemu_py_" + name, onerror=on_error, **error)(entry)
     ffi.def_extern(name="opemu_py_execute", error=inner, onerror=_on_error(lib, "aclnn kernel", inner))(
-        _execute_entry(ffi, lib, fault))
+        _execute_entry(ffi, lib))
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         lambda plan_id: PLANS.pop(plan_id, None) and None)
