@@ -81,6 +81,11 @@ int opemu_handle_is(const void *handle, int kind);
  * in the vendor's format, and logs it. */
 void opemu_error_message(int code, const char *message);
 
+/* A live aclTensor as int64s: dtype, format, offset, ndim, storage_ndim, dims, strides,
+ * storage dims. Returns how many were written, or -1 when `handle` is not a live aclTensor. */
+enum { OPEMU_SUMMARY_MAX = 5 + 3 * OPEMU_MAX_DIMS };
+int opemu_tensor_summary(const void *handle, int64_t *out);
+
 /* Executors, driven by the Python side of phase 1. */
 aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs);
 void opemu_executor_set_input(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);

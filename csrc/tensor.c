@@ -287,6 +287,26 @@ SIZE_GETTER(aclGetBoolArraySize, aclBoolArray, OPEMU_KIND_BOOL_ARRAY)
 SIZE_GETTER(aclGetTensorListSize, aclTensorList, OPEMU_KIND_TENSOR_LIST)
 SIZE_GETTER(aclGetScalarListSize, aclScalarList, OPEMU_KIND_SCALAR_LIST)
 
+int opemu_tensor_summary(const void *handle, int64_t *out)
+{
+    if (!opemu_handle_is(handle, OPEMU_KIND_TENSOR))
+        return -1;
+    const aclTensor *t = handle;
+    int64_t *p = out;
+    *p++ = t->dtype;
+    *p++ = t->format;
+    *p++ = t->offset;
+    *p++ = (int64_t)t->ndim;
+    *p++ = (int64_t)t->storage_ndim;
+    memcpy(p, t->dims, t->ndim * sizeof *p);
+    p += t->ndim;
+    memcpy(p, t->strides, t->ndim * sizeof *p);
+    p += t->ndim;
+    memcpy(p, t->storage_dims, t->storage_ndim * sizeof *p);
+    p += t->storage_ndim;
+    return (int)(p - out);
+}
+
 OPEMU_EXPORT aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
 {
     int rc = check_handle(tensor, OPEMU_KIND_TENSOR, "aclSetRawTensorAddr", "tensor");

@@ -13,7 +13,8 @@ import traceback
 from opemu import ops
 from opemu.core import checks, device, status
 from opemu.core.headers import constants
-from opemu.core.op import OPS, Args
+from opemu.core.op import OPS, Args, soc
+from opemu.core.tensor import TensorDesc
 
 PLANS = {}
 _plan_ids = itertools.count(1)
@@ -59,7 +60,13 @@ def _argument_kind(ctype):
 
 
 class _Phase1:
-    """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan."""
+    """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan.
+
+    The verdict of check/workspace depends only on the arguments' descriptions (dtypes, shapes,
+    strides, attribute values) and the product, never on addresses, so it is cached per signature:
+    an app calling the same op in a loop pays for the Python check once."""
+
+    CACHE_SIZE = 512
 
     def __init__(self, ffi, lib, op, meta, entry):
         self.ffi, self.lib, self.op, self.entry = ffi, lib, op, entry.encode()
@@ -67,48 +74,77 @@ class _Phase1:
         self.names = [name for name, _ in params[:-2]]
         self.kinds = [_argument_kind(ctype) for _, ctype in params[:-2]]
         self.op_name = op.name.encode()
+        self.positions = [(set_input, i, self.names.index(name))
+                          for set_input, names in ((lib.opemu_executor_set_input, op.inputs),
+                                                   (lib.opemu_executor_set_output, op.outputs))
+                          for i, name in enumerate(names)]
+        self.summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)
+        self.cache = {}
 
-    def _convert(self, name, kind, value):
-        ffi, lib = self.ffi, self.lib
-        if kind == "value":
-            return value
-        if value == ffi.NULL:
-            return None
-        if kind == "aclTensor":
-            if not lib.opemu_handle_is(value, lib.OPEMU_KIND_TENSOR):
-                raise status.param_invalid("Argument %s is not a live aclTensor." % name)
-            return device.describe(value)
-        raise status.param_invalid("Argument %s of type %s is not supported yet." % (name, kind))
+    def _signature(self, cargs):
+        ffi, lib, summary = self.ffi, self.lib, self.summary
+        parts = [soc()]
+        for name, kind, value in zip(self.names, self.kinds, cargs):
+            if kind == "value":
+                parts.append(value)
+            elif value == ffi.NULL:
+                parts.append(None)
+            elif kind == "aclTensor":
+                n = lib.opemu_tensor_summary(value, summary)
+                if n < 0:
+                    raise status.param_invalid("Argument %s is not a live aclTensor." % name)
+                parts.append(tuple(ffi.unpack(summary, n)))
+            else:
+                raise status.param_invalid("Argument %s of type %s is not supported yet." % (name, kind))
+        return tuple(parts)
 
-    def __call__(self, *cargs):
-        ffi, lib, op = self.ffi, self.lib, self.op
+    def _plan(self, signature):
+        """(args, view layout, workspace bytes) after the op's checks, or the VendorError they raise."""
+        op = self.op
+        values = {}
+        for name, kind, part in zip(self.names, self.kinds, signature[1:]):
+            values[name] = TensorDesc.from_summary(part) if kind == "aclTensor" and part is not None else part
+        a = Args(values)
         try:
-            if lib.opemu_fault_at(self.entry):
-                raise RuntimeError("fault injected by OPEMU_FAULT")
-            a = Args({name: self._convert(name, kind, value)
-                      for name, kind, value in zip(self.names, self.kinds, cargs)})
-            workspace_out, executor_out = cargs[-2], cargs[-1]
-            if workspace_out == ffi.NULL or executor_out == ffi.NULL:
-                raise status.param_nullptr("workspaceSize and executor must not be nullptr.")
             op.check(a)
             for name in op.inputs + op.outputs:
                 if getattr(a, name) is not None:
                     checks.layout_supported(name, getattr(a, name))
             nbytes = op.workspace(a)
         except status.VendorError as error:
+            return error
+        layout = [(False, i, name, device.geometry(getattr(a, name)))
+                  for i, name in enumerate(op.inputs) if getattr(a, name) is not None]
+        layout += [(True, i, name, device.geometry(getattr(a, name)))
+                   for i, name in enumerate(op.outputs) if getattr(a, name) is not None]
+        return a, layout, nbytes
+
+    def __call__(self, *cargs):
+        ffi, lib, op = self.ffi, self.lib, self.op
+        try:
+            if lib.opemu_fault_at(self.entry):
+                raise RuntimeError("fault injected by OPEMU_FAULT")
+            signature = self._signature(cargs)
+            plan = self.cache.get(signature)
+            if plan is None:
+                if len(self.cache) >= self.CACHE_SIZE:
+                    self.cache.clear()
+                plan = self.cache[signature] = self._plan(signature)
+            if isinstance(plan, status.VendorError):
+                raise plan
+            workspace_out, executor_out = cargs[-2], cargs[-1]
+            if workspace_out == ffi.NULL or executor_out == ffi.NULL:
+                raise status.param_nullptr("workspaceSize and executor must not be nullptr.")
+        except status.VendorError as error:
             _report(lib, error.code, str(error))
             return error.code
-        raw = dict(zip(self.names, cargs))
         executor = lib.opemu_executor_create(self.op_name, len(op.inputs), len(op.outputs))
-        for i, name in enumerate(op.inputs):
-            lib.opemu_executor_set_input(executor, i, raw[name])
-        for i, name in enumerate(op.outputs):
-            lib.opemu_executor_set_output(executor, i, raw[name])
+        for set_tensor, i, position in self.positions:
+            set_tensor(executor, i, cargs[position])
         plan_id = next(_plan_ids)
-        PLANS[plan_id] = (op, a)
+        PLANS[plan_id] = (op,) + plan
         executor.plan_id = plan_id
-        executor.workspace_size = nbytes
-        workspace_out[0] = nbytes
+        executor.workspace_size = workspace_out[0] = plan[2]
         executor_out[0] = executor
         return 0
 
@@ -126,17 +162,12 @@ def _not_supported(lib, name, meta):
 def _execute_entry(ffi, lib):
     def execute(executor, inputs, outputs, workspace):
         plan_id = executor.plan_id
-        op, a = PLANS[plan_id]
+        op, a, layout, _ = PLANS[plan_id]
         try:
             if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
-            views = {}
-            for i, name in enumerate(op.inputs):
-                if getattr(a, name) is not None:
-                    views[name] = device.device_view(inputs[i])
-            for i, name in enumerate(op.outputs):
-                if getattr(a, name) is not None:
-                    views[name] = device.device_view(outputs[i])
+            views = {name: device.view_at((outputs if is_output else inputs)[i].data, geometry)
+                     for is_output, i, name, geometry in layout}
             op.compute(a, views, device.workspace_view(workspace, executor.workspace_size))
             return 0
         except status.VendorError as error:

@@ -34,6 +34,6 @@ def max_dim(name, tensor, limit=MAX_DIM):
 
 def layout_supported(name, tensor):
     """Negative sizes, strides or offsets address memory no kernel reads (the docs require >= 0)."""
-    if any(d < 0 for d in tensor.shape) or any(s < 0 for s in tensor.strides) or tensor.offset < 0:
+    if min(tensor.shape + tensor.strides + (tensor.offset,)) < 0:
         raise param_invalid("Tensor %s has a negative dim, stride or offset (shape %s, strides %s, offset %d)."
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))

@@ -4,7 +4,6 @@ import numpy as np
 
 from opemu.core import dtypes
 from opemu.core.status import VendorError
-from opemu.core.tensor import TensorDesc
 
 ffi = None
 lib = None
@@ -15,39 +14,39 @@ def attach(ffi_, lib_):
     ffi, lib = ffi_, lib_
 
 
-def describe(t):
-    """TensorDesc of an aclTensor struct."""
-    n = t.ndim
-    return TensorDesc(t.dtype, tuple(t.dims[0:n]), tuple(t.strides[0:n]), t.offset, t.format,
-                      tuple(t.storage_dims[0:t.storage_ndim]), int(ffi.cast("uintptr_t", t.data)))
-
-
 class DeviceFault(VendorError):
     """An access outside live device memory: where the hardware would raise an AI Core exception."""
 
 
 def span_elements(shape, strides, offset):
     """Elements from the storage start to one past the last element the view reaches."""
-    if 0 in shape:
-        return 0
-    return offset + 1 + sum((d - 1) * s for d, s in zip(shape, strides))
+    last = offset
+    for d, s in zip(shape, strides):
+        if d == 0:
+            return 0
+        last += (d - 1) * s
+    return last + 1
 
 
-def device_view(t):
-    """NumPy view of an aclTensor struct's device memory, bounded by its allocation's mapped size."""
-    n = t.ndim
-    shape = tuple(t.dims[0:n])
-    dtype = dtypes.numpy_dtype(t.dtype)
-    if 0 in shape:
-        return np.empty(shape, dtype)
-    strides = tuple(t.strides[0:n])
+def geometry(desc):
+    """What a view of this tensor needs besides its address, worked out once in phase 1:
+    (shape, dtype, byte offset, byte strides, bytes from the storage start to the view's end)."""
+    dtype = dtypes.numpy_dtype(desc.dtype)
     item = dtype.itemsize
-    nbytes = span_elements(shape, strides, t.offset) * item
-    code = lib.opemu_device_range_check(t.data, nbytes)
+    span = span_elements(desc.shape, desc.strides, desc.offset) * item
+    return desc.shape, dtype, desc.offset * item, tuple([s * item for s in desc.strides]), span
+
+
+def view_at(address, layout):
+    """NumPy view of device memory at `address` (a cdata pointer), bounded by its allocation's
+    mapped size: beyond it the hardware would fault, and so does this."""
+    shape, dtype, offset, strides, span = layout
+    if span == 0:
+        return np.empty(shape, dtype)
+    code = lib.opemu_device_range_check(address, span)
     if code:
         raise DeviceFault(code, "")
-    buffer = ffi.buffer(ffi.cast("char *", t.data), nbytes)
-    return np.ndarray(shape, dtype, buffer, t.offset * item, tuple(s * item for s in strides))
+    return np.ndarray(shape, dtype, ffi.buffer(address, span), offset, strides)
 
 
 def workspace_view(address, nbytes):

@@ -5,16 +5,15 @@ from opemu.core import dtypes
 
 
 class TensorDesc:
-    __slots__ = ("dtype", "format", "shape", "strides", "offset", "storage_shape", "address", "array")
+    __slots__ = ("dtype", "format", "shape", "strides", "offset", "storage_shape", "array")
 
-    def __init__(self, dtype, shape, strides, offset=0, format=2, storage_shape=None, address=0, array=None):
+    def __init__(self, dtype, shape, strides, offset=0, format=2, storage_shape=None, array=None):
         self.dtype = dtype
         self.format = format
         self.shape = shape
         self.strides = strides
         self.offset = offset
         self.storage_shape = storage_shape if storage_shape is not None else shape
-        self.address = address
         self.array = array  # the NumPy array behind it, when it came from opemu.api
 
     @property
@@ -36,6 +35,12 @@ class TensorDesc:
         code = dtype if dtype is not None else dtypes.ACL_OF[array.dtype]
         item = array.dtype.itemsize
         return cls(code, tuple(array.shape), tuple(s // item for s in array.strides), array=array)
+
+    @classmethod
+    def from_summary(cls, s):
+        """From opemu_tensor_summary's int64s: dtype, format, offset, ndim, storage_ndim, dims, strides, storage."""
+        n, m = s[3], s[4]
+        return cls(s[0], s[5:5 + n], s[5 + n:5 + 2 * n], s[2], s[1], s[5 + 2 * n:5 + 2 * n + m])
 
     def __repr__(self):
         return "TensorDesc(%s, shape=%s, strides=%s, offset=%d)" % (

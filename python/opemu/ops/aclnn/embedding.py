@@ -11,6 +11,8 @@ device allocation is read from there, as the kernel would; one outside it (any n
 one past the allocation) is an access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2
 (eager streams) or the next synchronisation (deferred).
 """
+import functools
+
 import numpy as np
 
 from opemu.core import checks, device, dtypes, status
@@ -28,8 +30,7 @@ class Embedding(AclnnOp):
     products = "all (BF16 weight on Atlas A2/A3 only)"
 
     def dtype_table(self):
-        weight = _WEIGHT_DTYPES + ([dtypes.acl("BF16")] if soc_is_a2_a3() else [])
-        return {"weight": weight, "indices": _INDICES_DTYPES, "out": weight}
+        return _dtype_table(soc_is_a2_a3())
 
     def check(self, a):
         checks.not_null(a, "weight", "indices", "out")
@@ -58,13 +59,21 @@ class Embedding(AclnnOp):
     def compute(self, a, v, workspace):
         if a.skip:
             return
-        weight, indices = v["weight"], v["indices"]
-        rows = weight.shape[0]
-        inside = (indices >= 0) & (indices < rows)
-        if inside.all():
-            v["out"][...] = weight[indices]
-        else:
-            v["out"][...] = _gather_with_stray_rows(weight, indices, inside)
+        weight, indices, out = v["weight"], v["indices"], v["out"]
+        if indices.min() >= 0:
+            try:
+                out[...] = weight[indices]
+                return
+            except IndexError:
+                pass
+        inside = (indices >= 0) & (indices < weight.shape[0])
+        out[...] = _gather_with_stray_rows(weight, indices, inside)
+
+
+@functools.lru_cache(maxsize=None)
+def _dtype_table(bf16):
+    weight = _WEIGHT_DTYPES + ([dtypes.acl("BF16")] if bf16 else [])
+    return {"weight": weight, "indices": _INDICES_DTYPES, "out": weight}
 
 
 def _gather_with_stray_rows(weight, indices, inside):
