@@ -89,16 +89,6 @@ int opemu_fail(int code, const char *fmt, ...)
     return code;
 }
 
-void opemu_log(int level, const char *fmt, ...)
-{
-    char text[OPEMU_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    log_line(level, "ASCENDCL", NULL, NULL, 0, text);
-}
-
 void opemu_error_restore(const char *formatted)
 {
     snprintf(pending, sizeof pending, "%s", formatted);

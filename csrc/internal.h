@@ -13,7 +13,6 @@
 int opemu_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Puts back a message taken with aclGetRecentErrMsg, already in the vendor's format. */
 void opemu_error_restore(const char *formatted);
-void opemu_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- handle table (handles.c): a wrong, destroyed or random pointer is never dereferenced ---- */
 void opemu_handle_add(const void *handle, int kind);

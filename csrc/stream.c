@@ -392,28 +392,33 @@ OPEMU_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     return submit_event_task(event, stream, reset_task, "aclrtResetEvent");
 }
 
-OPEMU_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+/* Both query APIs answer whether the event's last record has executed. */
+static aclError query_event(aclrtEvent event, void *status, const char *api, int *completed)
 {
     int rc;
-    opemu_event *e = live_event(event, "aclrtQueryEvent", &rc);
+    opemu_event *e = live_event(event, api, &rc);
     if (e == NULL)
         return rc;
     if (status == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEvent: status is null");
-    *status = e->completed ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: status is null", api);
+    *completed = e->completed;
     return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    int completed = 0, rc = query_event(event, status, "aclrtQueryEvent", &completed);
+    if (rc == ACL_SUCCESS)
+        *status = completed ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    return rc;
 }
 
 OPEMU_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
-    int rc;
-    opemu_event *e = live_event(event, "aclrtQueryEventStatus", &rc);
-    if (e == NULL)
-        return rc;
-    if (status == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is null");
-    *status = e->completed ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-    return ACL_SUCCESS;
+    int completed = 0, rc = query_event(event, status, "aclrtQueryEventStatus", &completed);
+    if (rc == ACL_SUCCESS)
+        *status = completed ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return rc;
 }
 
 static int wait_for_event(opemu_event *e)
