@@ -37,3 +37,36 @@ def layout_supported(name, tensor):
     if min(tensor.shape + tensor.strides + (tensor.offset,)) < 0:
         raise param_invalid("Tensor %s has a negative dim, stride or offset (shape %s, strides %s, offset %d)."
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
+
+
+def dtype_match(name, tensor, expected):
+    """OP_CHECK_DTYPE_NOT_MATCH."""
+    if tensor.dtype != expected:
+        raise param_invalid("Tensor %s expected dtype is %s but found %s."
+                            % (name, dtypes.serial_name(expected), dtypes.serial_name(tensor.dtype)))
+
+
+def dim_is(name, tensor, ndim):
+    """OP_CHECK_WRONG_DIMENSION."""
+    if tensor.ndim != ndim:
+        raise param_invalid("Expected %d dimension input, but got %s with sizes %s."
+                            % (ndim, name, shape_text(tensor.shape)))
+
+
+def shape_is(name, tensor, expected, expected_name):
+    """OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE."""
+    if tuple(tensor.shape) != tuple(expected):
+        raise param_invalid("Expected tensor for %s to have same size as %s, but got %s."
+                            % (name, expected_name, shape_text(tensor.shape)))
+
+
+def same_shape(name_a, a, name_b, b):
+    """OP_CHECK_SHAPE_NOT_EQUAL."""
+    if a.shape != b.shape:
+        raise param_invalid("Expected tensor for %s to have same size as tensor for %s, but %s does not equal %s."
+                            % (name_a, name_b, shape_text(a.shape), shape_text(b.shape)))
+
+
+def nd_format(name, tensor):
+    if tensor.format != dtypes.ACL_FORMAT["ACL_FORMAT_ND"]:
+        raise param_invalid("Tensor %s only supports ND format." % name)

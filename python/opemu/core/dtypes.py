@@ -39,3 +39,5 @@ def serial_list(codes):
 
 def numpy_dtype(code):
     return NUMPY_OF[code]
+
+ACL_FORMAT = enum("acl/acl_base.h", "aclFormat")

@@ -1,0 +1,161 @@
+"""aclnnFusedLinearCrossEntropyLossGrad: the backward of vocab-parallel linear + cross-entropy
+(reference §4.2; ops-nn matmul/fused_linear_cross_entropy_loss_grad; seed 000).
+
+    G = softmax                                              # high-performance mode (softmax given)
+    G = exp(input @ weight.T - logitsMax) * (1 / sumExpLogits)   # memory-saving mode (softmax null)
+    G[i, maskedTarget[i]] -= 1      where bit i of targetMask is 0 (the target is in this shard)
+    G = round_to_input_dtype(G * grad[:, None])              # the kernel casts G before both matmuls
+    inputGradOut  = round(G @ weight)        weightGradOut = round(G.T @ input)   # fp32 accumulation
+
+Doc disagreements (the kernel wins): the high-performance formula writes softmax·weightᵀ (the
+shapes only work as G @ weight); the table gives weightGradOut as [V, BT] (the code checks
+[V, H]) and targetMask as UINT8 only (BOOL is accepted too). The kernel overwrites the softmax
+input in place as scratch; opemu leaves it intact (the reference allows either).
+
+Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
+columns and, inside each, the rows in blocks of ROW_BLOCK: G exists one ROW_BLOCK × VOCAB_CHUNK
+tile at a time, recomputed from the logits in memory-saving mode. Every scratch buffer lives in
+the workspace phase 1 sizes from (BT, V, H):
+    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk fp32 VOCAB_CHUNK×H,
+    weightGrad chunk accumulator and partial VOCAB_CHUNK×H each, a ROW_BLOCK×H partial,
+    the G tile ROW_BLOCK×VOCAB_CHUNK (fp32) and its rounding scratch.
+Accumulation follows that fixed order, so results are deterministic.
+"""
+import numpy as np
+
+from opemu.core import checks, dtypes, rounding, status
+from opemu.core.op import AclnnOp, soc
+from opemu.core.workspace import Layout
+from opemu.ops.aclnn import _vocab_parallel as vp
+
+VOCAB_CHUNK = 512
+ROW_BLOCK = 256
+FLOAT = dtypes.acl("FLOAT")
+MASK_DTYPES = [dtypes.acl("BOOL"), dtypes.acl("UINT8")]
+SUPPORTED_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")
+
+
+class FusedLinearCrossEntropyLossGrad(AclnnOp):
+    name = "aclnnFusedLinearCrossEntropyLossGrad"
+    inputs = ("grad", "input", "weight", "targetMask", "maskedTarget", "logitsMaxOptional", "sumExpLogitsOptional",
+              "softmaxOptional")
+    outputs = ("inputGradOut", "weightGradOut")
+    products = "Atlas A2, Atlas A3, Ascend 950 (the seed's table lists A2 and A3)"
+
+    def dtype_table(self):
+        return {"grad": [FLOAT], "input": vp.HALF_DTYPES, "weight": vp.HALF_DTYPES, "targetMask": MASK_DTYPES,
+                "maskedTarget": vp.TARGET_DTYPES, "logitsMaxOptional": [FLOAT], "sumExpLogitsOptional": [FLOAT],
+                "softmaxOptional": [FLOAT], "inputGradOut": vp.HALF_DTYPES, "weightGradOut": vp.HALF_DTYPES}
+
+    def check(self, a):
+        softmax = a.softmaxOptional
+        if softmax is None and (a.logitsMaxOptional is None or a.sumExpLogitsOptional is None):
+            raise status.param_nullptr(
+                "softmaxOptional can not be nullptr when logitsMaxOptional or sumExpLogitsOptional is nullptr")
+        checks.not_null(a, "grad", "input", "weight", "targetMask", "maskedTarget", "inputGradOut", "weightGradOut")
+        # when softmax is given, logitsMax and sumExpLogits are not read, so not checked either
+        statistics = ["softmaxOptional"] if softmax is not None else ["logitsMaxOptional", "sumExpLogitsOptional"]
+        table = self.dtype_table()
+        checked = ["grad", "input", "weight", "targetMask", "maskedTarget"] + statistics
+        for name in checked:
+            checks.dtype_in(name, getattr(a, name), table[name])
+        for name in ("weight", "inputGradOut", "weightGradOut"):
+            checks.same_dtype("input", a.input, name, getattr(a, name))
+        for name in checked + ["inputGradOut", "weightGradOut"]:
+            checks.nd_format(name, getattr(a, name))
+        if a.labelSmoothing != 0:
+            raise status.param_invalid(
+                "aclnnFusedLinearCrossEntropyLossGrad currently only support labelSmoothing equals 0.")
+        dims = dict(grad=1, input=2, weight=2, targetMask=1, maskedTarget=1, softmaxOptional=2, logitsMaxOptional=1,
+                    sumExpLogitsOptional=1)
+        for name in ["grad", "input", "weight", "targetMask", "maskedTarget"] + statistics:
+            checks.dim_is(name, getattr(a, name), dims[name])
+        checks.dim_is("inputGradOut", a.inputGradOut, 2)
+        checks.dim_is("weightGradOut", a.weightGradOut, 2)
+        bt, h, v = a.grad.shape[0], a.input.shape[1], a.weight.shape[0]
+        if a.input.shape[0] != bt:
+            raise status.param_invalid("input.size(0) should be equal to grad.size(0)")
+        if v < 128 and softmax is not None:
+            raise status.param_invalid("weight.size(0) < 128 is not supported")
+        if a.weight.shape[1] != h:
+            raise status.param_invalid("weight.size(1) should be equal to input.size(1)")
+        if a.targetMask.dtype == dtypes.acl("BOOL"):
+            if a.targetMask.shape[0] != bt:
+                raise status.param_invalid(
+                    "targetMask.size(0) should be equal to grad.size(0) when targetMask is in BOOL")
+        elif a.targetMask.shape[0] * 8 < bt:
+            raise status.param_invalid(
+                "targetMask.size(0) * 8 should not be less than grad.size(0) when targetMask is in UINT8")
+        if a.maskedTarget.shape[0] != bt:
+            raise status.param_invalid("maskedTarget.size(0) should be equal to grad.size(0)")
+        if softmax is not None:
+            checks.shape_is("softmaxOptional", softmax, (bt, v), checks.shape_text((bt, v)))
+        else:
+            checks.shape_is("logitsMaxOptional", a.logitsMaxOptional, (bt,), checks.shape_text((bt,)))
+            checks.shape_is("sumExpLogitsOptional", a.sumExpLogitsOptional, (bt,), checks.shape_text((bt,)))
+        checks.shape_is("inputGradOut", a.inputGradOut, (bt, h), checks.shape_text((bt, h)))
+        checks.shape_is("weightGradOut", a.weightGradOut, (v, h), checks.shape_text((v, h)))
+        a.skip = a.input.is_empty() or a.weight.is_empty()
+        if not a.skip and not soc().startswith(SUPPORTED_SOCS):
+            raise status.runtime_error("Current platform is not supported")
+        a.scratch = Layout() if a.skip else self._layout(bt, v, h, dtypes.numpy_dtype(a.input.dtype))
+
+    def _layout(self, bt, v, h, dtype):
+        chunk, block = min(v, VOCAB_CHUNK), min(bt, ROW_BLOCK)
+        return (Layout().add("input", (bt, h), np.float32).add("input_grad", (bt, h), np.float32)
+                .add("weight", (chunk, h), np.float32).add("weight_grad", (chunk, h), np.float32)
+                .add("weight_grad_part", (chunk * h,), np.float32).add("input_grad_part", (block * h,), np.float32)
+                .add("g", (block * chunk,), np.float32).add("round", (block * chunk,), rounding.scratch_dtype(dtype)))
+
+    def workspace(self, a):
+        return a.scratch.nbytes
+
+    def compute(self, a, v, workspace):
+        if a.skip:
+            return
+        bt, vocab = a.grad.shape[0], a.weight.shape[0]
+        half = dtypes.numpy_dtype(a.input.dtype)
+        s = a.scratch.carve(workspace)
+        x = vp.to_f32(v["input"], s["input"])
+        dx = s["input_grad"]
+        dx[...] = 0
+        grad = v["grad"].astype(np.float32)
+        inside = ~vp.outside_shard(v["targetMask"], bt)
+        target_rows, target_columns = vp.local_target_columns(v["maskedTarget"], inside, vocab, self.name)
+        softmax = v.get("softmaxOptional")
+        if softmax is None:
+            row_max = v["logitsMaxOptional"].astype(np.float32)
+            reciprocal = np.float32(1) / v["sumExpLogitsOptional"]
+        chunk_size = s["weight"].shape[0]
+        for c0 in range(0, vocab, chunk_size):
+            c1 = min(vocab, c0 + chunk_size)
+            cols = c1 - c0
+            w = vp.to_f32(v["weight"][c0:c1], s["weight"][:cols])
+            dw = s["weight_grad"][:cols]
+            dw_part = s["weight_grad_part"][:cols * x.shape[1]].reshape(cols, -1)
+            in_chunk = (target_columns >= c0) & (target_columns < c1)
+            for r0 in range(0, bt, ROW_BLOCK):
+                r1 = min(bt, r0 + ROW_BLOCK)
+                rows = r1 - r0
+                g = s["g"][:rows * cols].reshape(rows, cols)
+                if softmax is None:
+                    np.matmul(x[r0:r1], w.T, out=g)
+                    np.subtract(g, row_max[r0:r1, None], out=g)
+                    np.exp(g, out=g)
+                    np.multiply(g, reciprocal[r0:r1, None], out=g)
+                else:
+                    np.copyto(g, softmax[r0:r1, c0:c1])
+                here = in_chunk & (target_rows >= r0) & (target_rows < r1)
+                g[target_rows[here] - r0, target_columns[here] - c0] -= np.float32(1)
+                np.multiply(g, grad[r0:r1, None], out=g)
+                rounding.round_in_place(g, half, s["round"][:rows * cols].reshape(rows, cols))
+                part = s["input_grad_part"][:rows * x.shape[1]].reshape(rows, -1)
+                np.matmul(g, w, out=part)
+                dx[r0:r1] += part
+                if r0 == 0:
+                    np.matmul(g.T, x[r0:r1], out=dw)
+                else:
+                    np.matmul(g.T, x[r0:r1], out=dw_part)
+                    dw += dw_part
+            np.copyto(v["weightGradOut"][c0:c1], dw, casting="unsafe")
+        np.copyto(v["inputGradOut"], dx, casting="unsafe")

@@ -1,0 +1,128 @@
+"""aclnnFusedLinearOnlineMaxSum: the forward half of vocab-parallel cross-entropy, per shard
+(reference §4.3; ops-nn matmul/fused_linear_online_max_sum).
+
+    vpl      = input.float() @ weight.float().T        # [m, n] fp32, never held whole unless asked for
+    max      = vpl.max(-1);  sumexp = exp(vpl - max).sum(-1)
+    outside  = (target < start) | (target >= end)      # compared as float32, END EXCLUSIVE (kernel)
+    masked   = where(outside, 0, target - start);  pred = where(outside, 0, (vpl - max)[b, masked])
+    targetMaskOut = outside bits of target padded with 0, LSB-first
+
+Doc disagreement (the kernel wins): the docs say `target > vocabEndIndex` and padding bits of 1.
+
+Phase 1 follows op_api/aclnn_fused_linear_online_max_sum.cpp: nulls → dtypes → shapes →
+attributes; no format or platform check. The logits are computed in row blocks of at most
+ROW_BLOCK_BYTES in the workspace, beside fp32 copies of input and weight.
+"""
+import numpy as np
+
+from opemu.core import checks, dtypes, status
+from opemu.core.op import AclnnOp
+from opemu.core.workspace import Layout
+from opemu.ops.aclnn import _vocab_parallel as vp
+
+ROW_BLOCK_BYTES = 64 << 20
+FLOAT = dtypes.acl("FLOAT")
+
+
+class FusedLinearOnlineMaxSum(AclnnOp):
+    name = "aclnnFusedLinearOnlineMaxSum"
+    inputs = ("input", "weight", "target")
+    outputs = ("logitsMaxLocalOut", "sumExpLogitsLocalOut", "predictedLogitsLocalOut", "targetMaskOut",
+               "maskedTargetOut", "vocabParallelLogitsOutOptional")
+    products = "all the products of the seed's table (no platform check in phase 1)"
+
+    def dtype_table(self):
+        return {"input": vp.HALF_DTYPES, "weight": vp.HALF_DTYPES, "target": vp.TARGET_DTYPES,
+                "logitsMaxLocalOut": [FLOAT], "sumExpLogitsLocalOut": [FLOAT], "predictedLogitsLocalOut": [FLOAT],
+                "targetMaskOut": [dtypes.acl("UINT8")], "maskedTargetOut": vp.TARGET_DTYPES,
+                "vocabParallelLogitsOutOptional": vp.HALF_DTYPES}
+
+    def check(self, a):
+        checks.not_null(a, "input", "weight", "target", "logitsMaxLocalOut", "sumExpLogitsLocalOut",
+                        "predictedLogitsLocalOut", "targetMaskOut", "maskedTargetOut")
+        checks.dtype_in("input", a.input, vp.HALF_DTYPES)
+        checks.dtype_in("weight", a.weight, vp.HALF_DTYPES)
+        checks.dtype_in("target", a.target, vp.TARGET_DTYPES)
+        checks.same_dtype("input", a.input, "weight", a.weight)
+        for name in ("logitsMaxLocalOut", "sumExpLogitsLocalOut", "predictedLogitsLocalOut"):
+            checks.dtype_match(name, getattr(a, name), FLOAT)
+        checks.dtype_match("targetMaskOut", a.targetMaskOut, dtypes.acl("UINT8"))
+        checks.same_dtype("maskedTargetOut", a.maskedTargetOut, "target", a.target)
+        vpl = a.vocabParallelLogitsOutOptional
+        if vpl is not None:
+            checks.same_dtype("vocabParallelLogitsOutOptional", vpl, "input", a.input)
+        for name, ndim in (("input", 2), ("weight", 2), ("target", 1), ("logitsMaxLocalOut", 1),
+                           ("sumExpLogitsLocalOut", 1), ("predictedLogitsLocalOut", 1), ("targetMaskOut", 1),
+                           ("maskedTargetOut", 1)):
+            checks.dim_is(name, getattr(a, name), ndim)
+        m, n = a.input.shape[0], a.weight.shape[0]
+        if n == 0:
+            raise status.param_invalid("weight.size(0) should be greater than 0.")
+        if a.input.shape[1] > 65534:
+            raise status.param_invalid("input.size(1) should be less than or equal to 65534, but got %d"
+                                       % a.input.shape[1])
+        if a.weight.shape[1] != a.input.shape[1]:
+            # the vendor passes (input, weight) to a message that names them the other way round
+            raise status.param_invalid("weight.size(1) should be equal to input.size(1), but got weight %s, input %s"
+                                       % (checks.shape_text(a.input.shape), checks.shape_text(a.weight.shape)))
+        for name in ("target", "logitsMaxLocalOut", "sumExpLogitsLocalOut", "predictedLogitsLocalOut",
+                     "maskedTargetOut"):
+            checks.shape_is(name, getattr(a, name), (m,), checks.shape_text((m,)))
+        checks.shape_is("targetMaskOut", a.targetMaskOut, ((m + 7) // 8,), checks.shape_text(((m + 7) // 8,)))
+        if vpl is not None:
+            checks.dim_is("vocabParallelLogitsOutOptional", vpl, 2)
+            checks.shape_is("vocabParallelLogitsOutOptional", vpl, (m, n), checks.shape_text((m, n)))
+        if a.vocabStartIndex < 0:
+            raise status.param_invalid("vocabStartIndex should be greater than or equal to 0, but got %d"
+                                       % a.vocabStartIndex)
+        if a.vocabEndIndex < a.vocabStartIndex:
+            raise status.param_invalid("vocabEndIndex should be greater than or equal to vocabStartIndex, but got "
+                                       "vocabEndIndex %d, vocabStartIndex %d" % (a.vocabEndIndex, a.vocabStartIndex))
+        a.scratch = self._layout(m, n, a.input.shape[1])
+
+    def _layout(self, m, n, h):
+        """fp32 copies of input and weight, and a block of logit rows."""
+        if m == 0:
+            return Layout()
+        rows = max(1, min(m, ROW_BLOCK_BYTES // (4 * n)))
+        return Layout().add("input", (m, h), np.float32).add("weight", (n, h), np.float32) \
+                       .add("logits", (rows, n), np.float32)
+
+    def workspace(self, a):
+        return a.scratch.nbytes
+
+    def compute(self, a, v, workspace):
+        m = a.input.shape[0]
+        if m == 0:
+            return
+        target = v["target"]
+        start, end = np.float32(a.vocabStartIndex), np.float32(a.vocabEndIndex)
+        padded = np.zeros(-(-m // 8) * 8, target.dtype)
+        padded[:m] = target
+        as_float = padded.astype(np.float32)
+        outside_padded = (as_float < start) | (as_float >= end)
+        v["targetMaskOut"][...] = vp.pack_outside_bits(outside_padded)
+        outside = outside_padded[:m]
+        masked = np.where(outside, 0, target - target.dtype.type(a.vocabStartIndex)).astype(target.dtype)
+        v["maskedTargetOut"][...] = masked
+
+        s = a.scratch.carve(workspace)
+        x, w, block = vp.to_f32(v["input"], s["input"]), vp.to_f32(v["weight"], s["weight"]), s["logits"]
+        n = w.shape[0]
+        rows_in_shard, columns = vp.local_target_columns(masked, ~outside, n, self.name)
+        predicted = np.zeros(m, np.float32)
+        vpl = v.get("vocabParallelLogitsOutOptional")
+        for r0 in range(0, m, block.shape[0]):
+            r1 = min(m, r0 + block.shape[0])
+            logits = block[:r1 - r0]
+            np.matmul(x[r0:r1], w.T, out=logits)
+            if vpl is not None:
+                np.copyto(vpl[r0:r1], logits, casting="unsafe")
+            row_max = logits.max(axis=1)
+            v["logitsMaxLocalOut"][r0:r1] = row_max
+            np.subtract(logits, row_max[:, None], out=logits)
+            here = (rows_in_shard >= r0) & (rows_in_shard < r1)
+            predicted[rows_in_shard[here]] = logits[rows_in_shard[here] - r0, columns[here]]
+            np.exp(logits, out=logits)
+            v["sumExpLogitsLocalOut"][r0:r1] = logits.sum(axis=1)
+        v["predictedLogitsLocalOut"][...] = predicted
