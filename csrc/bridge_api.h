@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "mcdnn/mcdnn.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,7 +74,12 @@ enum opemu_kind {
     OPEMU_KIND_CONTEXT = 9,
     OPEMU_KIND_STREAM = 10,
     OPEMU_KIND_EVENT = 11,
-    OPEMU_KIND_DATA_BUFFER = 12
+    OPEMU_KIND_DATA_BUFFER = 12,
+    OPEMU_KIND_MCDNN_HANDLE = 13,
+    OPEMU_KIND_MCDNN_TENSOR = 14,
+    OPEMU_KIND_MCDNN_ACTIVATION = 15,
+    OPEMU_KIND_MCDNN_POOLING = 16,
+    OPEMU_KIND_MCDNN_LRN = 17
 };
 int opemu_handle_is(const void *handle, int kind);
 
@@ -110,6 +116,50 @@ void opemu_python_failed(const char *message);
  * point that C does not define) into a cffi embedded function. */
 int opemu_py_execute(aclOpExecutor *executor, aclTensor *inputs, aclTensor *outputs, void *workspace);
 void opemu_py_release_plan(uint64_t plan_id);
+
+/* ---- mcDNN ----
+ * Descriptors are C objects (csrc/mcdnn.c); Python reads them, after opemu_handle_is, to check and
+ * compute. `is_set` is 0 until a Set call succeeded. */
+struct mcdnnTensorStruct {
+    int32_t is_set;
+    int32_t dataType;
+    int32_t nbDims;
+    int32_t dimA[MCDNN_DIM_MAX];
+    int32_t strideA[MCDNN_DIM_MAX]; /* in elements */
+};
+
+struct mcdnnActivationStruct {
+    int32_t is_set;
+    int32_t mode;
+    int32_t reluNanOpt;
+    double coef;
+    double swishBeta;
+};
+
+struct mcdnnPoolingStruct {
+    int32_t is_set;
+    int32_t mode;
+    int32_t maxpoolingNanOpt;
+    int32_t nbDims; /* spatial dimensions */
+    int32_t windowDimA[MCDNN_DIM_MAX];
+    int32_t paddingA[MCDNN_DIM_MAX];
+    int32_t strideA[MCDNN_DIM_MAX];
+};
+
+struct mcdnnLRNStruct {
+    uint32_t lrnN;
+    double lrnAlpha;
+    double lrnBeta;
+    double lrnK;
+};
+
+/* Queues mcDNN task `task_id` on the handle's stream: opemu_py_mcdnn_run(task_id) runs it, now (eager;
+ * its status is returned) or at the next synchronisation (deferred; 0 is returned), and
+ * opemu_py_mcdnn_drop(task_id) forgets a task discarded unrun. -1 (message recorded) when the handle's
+ * stream is no longer live. */
+int opemu_mcdnn_submit(mcdnnHandle_t handle, uint64_t task_id);
+int opemu_py_mcdnn_run(uint64_t task_id);
+void opemu_py_mcdnn_drop(uint64_t task_id);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

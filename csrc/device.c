@@ -137,6 +137,24 @@ static aclError reset_device(int32_t deviceId, int force)
     return ACL_SUCCESS;
 }
 
+/* MACA's runtime has an implicit current device with a primary context: the device's default context,
+ * created on first use without counting as an aclrtSetDevice. It becomes the thread's current context
+ * unless that is already a context of the same device. */
+opemu_context *opemu_primary_context(int32_t deviceId)
+{
+    if (deviceId < 0 || deviceId >= opemu_device_count())
+        return NULL;
+    pthread_mutex_lock(&lock);
+    device_state *d = device(deviceId);
+    if (d->default_context == NULL)
+        d->default_context = context_new(deviceId, 1);
+    opemu_context *ctx = d->default_context;
+    if (current == NULL || !opemu_handle_is(current, OPEMU_KIND_CONTEXT) || current->device != deviceId)
+        current = ctx;
+    pthread_mutex_unlock(&lock);
+    return ctx;
+}
+
 OPEMU_EXPORT aclError aclrtResetDevice(int32_t deviceId) { return reset_device(deviceId, 0); }
 OPEMU_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId) { return reset_device(deviceId, 1); }
 

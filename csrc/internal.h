@@ -34,6 +34,9 @@ typedef struct opemu_context {
 /* The calling thread's current context, or NULL after recording ACL_ERROR_RT_CONTEXT_NULL. */
 opemu_context *opemu_current_context(void);
 int opemu_initialized(void);
+/* The device's primary context (MACA): its default context, created on first use; made the thread's
+ * current context unless that is already on the device. NULL for an invalid device id. */
+opemu_context *opemu_primary_context(int32_t device);
 
 /* ---- streams, events, tasks (stream.c) ---- */
 typedef int (*opemu_task_fn)(void *payload);
@@ -50,6 +53,9 @@ void opemu_stream_release(opemu_stream *stream);
 int opemu_stream_drain(opemu_stream *stream);
 int opemu_device_drain(int32_t device);
 void opemu_streams_release_device(int32_t device);
+int32_t opemu_stream_device(const opemu_stream *stream);
+/* A live event's state; -1 when `event` is not a live event. */
+int opemu_event_info(const void *event, int *recorded, int *completed, uint32_t *flags, double *time_ms);
 
 /* ---- device memory registry (memory.c) ---- */
 enum { OPEMU_MEM_DEVICE = 1, OPEMU_MEM_HOST = 2 };
@@ -63,6 +69,16 @@ typedef struct opemu_allocation {
 /* Copies the live allocation containing `address` into *out; returns 1 when found. */
 int opemu_memory_find(const void *address, opemu_allocation *out);
 void opemu_memory_release_device(int32_t device);
+/* Registers `mapped` bytes (start aligned to `alignment`) as an allocation of `kind` on `device`
+ * (-1 for host memory); 0, or -1 when the device's memory is exhausted. */
+int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignment, int32_t device, int kind);
+/* Releases the allocation of `kind` starting at ptr; 0, or -1 when ptr is no such allocation's start. */
+int opemu_memory_free(void *ptr, int kind);
+uint64_t opemu_memory_used(int32_t device);
+
+/* ---- MACA runtime (mc_runtime.c) ---- */
+/* The calling thread's MACA device (mcSetDevice; 0 until then). */
+int opemu_mc_current_device(void);
 
 /* ---- the embedded interpreter (python.c) ---- */
 /* Starts Python once; returns 0 or records the failure and returns -1. */

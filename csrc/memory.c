@@ -187,6 +187,48 @@ static aclError release(void *ptr, int kind, const char *api)
     return ACL_SUCCESS;
 }
 
+int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignment, int32_t device, int kind)
+{
+    pthread_mutex_lock(&lock);
+    void *p = NULL;
+    uint64_t *used = kind == OPEMU_MEM_DEVICE ? used_of(device) : NULL;
+    if ((used && mapped > opemu_device_memory_bytes() - *used) || posix_memalign(&p, alignment, mapped) != 0) {
+        pthread_mutex_unlock(&lock);
+        return -1;
+    }
+    opemu_allocation a = {(uintptr_t)p, size, mapped, device, kind};
+    table_insert(&a);
+    if (used)
+        *used += mapped;
+    pthread_mutex_unlock(&lock);
+    *out = p;
+    return 0;
+}
+
+int opemu_memory_free(void *ptr, int kind)
+{
+    pthread_mutex_lock(&lock);
+    long i = locate((uintptr_t)ptr);
+    if (i < 0 || table[i].start != (uintptr_t)ptr || table[i].kind != kind) {
+        pthread_mutex_unlock(&lock);
+        return -1;
+    }
+    if (kind == OPEMU_MEM_DEVICE)
+        *used_of(table[i].device) -= table[i].mapped;
+    table_remove((size_t)i);
+    pthread_mutex_unlock(&lock);
+    free(ptr);
+    return 0;
+}
+
+uint64_t opemu_memory_used(int32_t device)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t used = *used_of(device);
+    pthread_mutex_unlock(&lock);
+    return used;
+}
+
 OPEMU_EXPORT aclError aclrtFree(void *devPtr) { return release(devPtr, OPEMU_MEM_DEVICE, "aclrtFree"); }
 OPEMU_EXPORT aclError aclrtFreeHost(void *hostPtr) { return release(hostPtr, OPEMU_MEM_HOST, "aclrtFreeHost"); }
 

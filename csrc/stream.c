@@ -163,6 +163,8 @@ opemu_stream *opemu_stream_resolve(aclrtStream stream, int *error)
     return stream;
 }
 
+int32_t opemu_stream_device(const opemu_stream *s) { return s->ctx->device; }
+
 /* Applies `fn` to every live stream of `device` (all devices when device < 0). */
 static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
 {
@@ -380,6 +382,18 @@ static aclError submit_event_task(aclrtEvent event, aclrtStream stream, opemu_ta
         e->stream = s;
     }
     return opemu_stream_submit(s, fn, NULL, e);
+}
+
+int opemu_event_info(const void *event, int *recorded, int *completed, uint32_t *flags, double *time_ms)
+{
+    if (!opemu_handle_is(event, OPEMU_KIND_EVENT))
+        return -1;
+    const opemu_event *e = event;
+    *recorded = e->recorded;
+    *completed = e->completed;
+    *flags = e->flags;
+    *time_ms = e->time_ms;
+    return 0;
 }
 
 OPEMU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
