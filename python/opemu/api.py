@@ -16,8 +16,9 @@ from opemu.core.tensor import TensorDesc
 __all__ = ["call", "embedding", "VendorError"]
 
 
-def call(op_name, **arguments):
-    """Run operator `op_name` (e.g. "aclnnEmbedding"); tensor arguments are NumPy arrays."""
+def call(op_name, workspace=None, **arguments):
+    """Run operator `op_name` (e.g. "aclnnEmbedding"); tensor arguments are NumPy arrays.
+    `workspace` (a uint8 array) is reused when it is large enough, as an app reuses device memory."""
     ops.load_all()
     op = OPS[op_name]
     tensors = set(op.inputs + op.outputs)
@@ -27,7 +28,10 @@ def call(op_name, **arguments):
         a.__dict__.setdefault(name, None)
     op.check(a)
     views = {name: getattr(a, name).array for name in tensors if getattr(a, name) is not None}
-    op.compute(a, views, np.empty(op.workspace(a), np.uint8))
+    needed = op.workspace(a)
+    if workspace is None or workspace.nbytes < needed:
+        workspace = np.empty(needed, np.uint8)
+    op.compute(a, views, workspace[:needed])
     return {name: views[name] for name in op.outputs if name in views}
 
 
