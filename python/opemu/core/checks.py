@@ -70,3 +70,38 @@ def same_shape(name_a, a, name_b, b):
 def nd_format(name, tensor):
     if tensor.format != dtypes.ACL_FORMAT["ACL_FORMAT_ND"]:
         raise param_invalid("Tensor %s only supports ND format." % name)
+
+
+_COMPLEX = ("COMPLEX32", "COMPLEX64", "COMPLEX128")
+_FLOATING = ("FLOAT", "FLOAT16", "BF16", "DOUBLE", "FLOAT8_E5M2", "FLOAT8_E4M3FN", "HIFLOAT8")
+_INTEGRAL = ("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "INT4", "UINT1")
+
+
+def can_cast(source, target):
+    """op::CanCast (PyTorch's canCast): no complex → real, floating → integral, or anything → bool."""
+    def kind(code, names):
+        return any(dtypes.ACL_DTYPE.get("ACL_" + n) == code for n in names)
+    if source == target:
+        return True
+    if kind(source, _COMPLEX) and not kind(target, _COMPLEX):
+        return False
+    if kind(source, _FLOATING) and kind(target, _INTEGRAL):
+        return False
+    return not (source != dtypes.acl("BOOL") and target == dtypes.acl("BOOL"))
+
+
+def result_castable(source, target):
+    """OP_CHECK_RESULT_DTYPE_CAST_FAILED."""
+    if not can_cast(source, target):
+        raise param_invalid("Result type %s can't be cast to the desired output type %s."
+                            % (dtypes.serial_name(source), dtypes.serial_name(target)))
+
+
+_PRIVATE_FORMATS = ("NC1HWC0", "FRACTAL_Z", "NC1HWC0_C04", "FRACTAL_NZ", "NDC1HWC0", "FRACTAL_NZ_C0_16",
+                    "FRACTAL_NZ_C0_32", "FRACTAL_NZ_C0_2", "FRACTAL_NZ_C0_4", "FRACTAL_NZ_C0_8")
+
+
+def is_private_format(code):
+    """op::IsPrivateFormat: the hardware's blocked layouts (C0 / fractal), as opposed to ND-like ones."""
+    names = ["ACL_FORMAT_" + n for n in _PRIVATE_FORMATS] + ["ACL_FRACTAL_Z_3D"]
+    return any(dtypes.ACL_FORMAT.get(n) == code for n in names)
