@@ -1,0 +1,190 @@
+/**
+ * aclnnApplyFusedEmaAdam sample, in the style of the CANN operator samples:
+ * Init → CreateAclTensor → GetWorkspaceSize → aclnnApplyFusedEmaAdam → synchronize → copy back → print.
+ * One AdamW step (mode 1) with bias correction at step 1, updating var, m, v and the EMA weights s in
+ * place. step is an int64 on the device that the caller increments before each call.
+ */
+#include <iostream>
+#include <vector>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_apply_fused_ema_adam.h"
+
+#define CHECK_RET(cond, return_expr) \
+    do {                             \
+        if (!(cond)) {               \
+            return_expr;             \
+        }                            \
+    } while (0)
+
+#define LOG_PRINT(message, ...)         \
+    do {                                \
+        printf(message, ##__VA_ARGS__); \
+    } while (0)
+
+int64_t GetShapeSize(const std::vector<int64_t>& shape)
+{
+    int64_t shapeSize = 1;
+    for (auto i : shape) {
+        shapeSize *= i;
+    }
+    return shapeSize;
+}
+
+int Init(int32_t deviceId, aclrtStream* stream)
+{
+    // 固定写法,资源初始化
+    auto ret = aclInit(nullptr);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclInit failed. ERROR: %d\n", ret); return ret);
+    ret = aclrtSetDevice(deviceId);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSetDevice failed. ERROR: %d\n", ret); return ret);
+    ret = aclrtCreateStream(stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtCreateStream failed. ERROR: %d\n", ret); return ret);
+    return 0;
+}
+
+template <typename T>
+int CreateAclTensor(const std::vector<T>& hostData, const std::vector<int64_t>& shape, void** deviceAddr,
+                    aclDataType dataType, aclTensor** tensor)
+{
+    auto size = GetShapeSize(shape) * sizeof(T);
+    // 调用aclrtMalloc申请device侧内存
+    auto ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
+    // 调用aclrtMemcpy将host侧数据拷贝到device侧内存上
+    ret = aclrtMemcpy(*deviceAddr, size, hostData.data(), size, ACL_MEMCPY_HOST_TO_DEVICE);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMemcpy failed. ERROR: %d\n", ret); return ret);
+    // 计算连续tensor的strides
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (int64_t i = shape.size() - 2; i >= 0; i--) {
+        strides[i] = shape[i + 1] * strides[i + 1];
+    }
+    // 调用aclCreateTensor接口创建aclTensor
+    *tensor = aclCreateTensor(shape.data(), shape.size(), dataType, strides.data(), 0, aclFormat::ACL_FORMAT_ND,
+                              shape.data(), shape.size(), *deviceAddr);
+    return 0;
+}
+
+template <typename T>
+int PrintResult(const char* name, const std::vector<int64_t>& shape, void* deviceAddr)
+{
+    // 将device侧内存上的结果拷贝至host侧并打印
+    auto size = GetShapeSize(shape);
+    std::vector<T> resultData(size, 0);
+    auto ret = aclrtMemcpy(resultData.data(), resultData.size() * sizeof(resultData[0]), deviceAddr,
+                           size * sizeof(resultData[0]), ACL_MEMCPY_DEVICE_TO_HOST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("copy result from device to host failed. ERROR: %d\n", ret); return ret);
+    for (int64_t i = 0; i < size; i++) {
+        LOG_PRINT("%s result[%ld] is: %f\n", name, i, static_cast<double>(resultData[i]));
+    }
+    return 0;
+}
+
+int main()
+{
+    // 1. (固定写法)device/stream初始化,参考acl对外接口列表
+    int32_t deviceId = 0;
+    aclrtStream stream;
+    auto ret = Init(deviceId, &stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("Init acl failed. ERROR: %d\n", ret); return ret);
+
+    // 2. 构造输入与输出,需要根据API的接口自定义构造
+    std::vector<int64_t> gradShape = {2, 2};
+    std::vector<int64_t> varShape = {2, 2};
+    std::vector<int64_t> mShape = {2, 2};
+    std::vector<int64_t> vShape = {2, 2};
+    std::vector<int64_t> sShape = {2, 2};
+    std::vector<int64_t> stepShape = {1};
+    void* gradDeviceAddr = nullptr;
+    void* varDeviceAddr = nullptr;
+    void* mDeviceAddr = nullptr;
+    void* vDeviceAddr = nullptr;
+    void* sDeviceAddr = nullptr;
+    void* stepDeviceAddr = nullptr;
+    aclTensor* grad = nullptr;
+    aclTensor* var = nullptr;
+    aclTensor* m = nullptr;
+    aclTensor* v = nullptr;
+    aclTensor* s = nullptr;
+    aclTensor* step = nullptr;
+    std::vector<float> gradHostData = {0.1, -0.2, 0.3, -0.4};
+    std::vector<float> varHostData = {1.0, 2.0, 3.0, 4.0};
+    std::vector<float> mHostData = {0.0, 0.0, 0.0, 0.0};
+    std::vector<float> vHostData = {0.0, 0.0, 0.0, 0.0};
+    std::vector<float> sHostData = {1.0, 2.0, 3.0, 4.0};
+    std::vector<int64_t> stepHostData = {1};
+    double lr = 0.01;
+    double emaDecay = 0.9;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 1e-8;
+    int64_t mode = 1;  // 1: AdamW, 0: L2
+    bool biasCorrection = true;
+    double weightDecay = 0.5;
+
+    ret = CreateAclTensor(gradHostData, gradShape, &gradDeviceAddr, aclDataType::ACL_FLOAT, &grad);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(varHostData, varShape, &varDeviceAddr, aclDataType::ACL_FLOAT, &var);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(mHostData, mShape, &mDeviceAddr, aclDataType::ACL_FLOAT, &m);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(vHostData, vShape, &vDeviceAddr, aclDataType::ACL_FLOAT, &v);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(sHostData, sShape, &sDeviceAddr, aclDataType::ACL_FLOAT, &s);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = CreateAclTensor(stepHostData, stepShape, &stepDeviceAddr, aclDataType::ACL_INT64, &step);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+
+    // 3. 调用CANN算子库API
+    uint64_t workspaceSize = 0;
+    aclOpExecutor* executor;
+    // 调用aclnnApplyFusedEmaAdam第一段接口
+    ret = aclnnApplyFusedEmaAdamGetWorkspaceSize(grad, var, m, v, s, step, lr, emaDecay, beta1, beta2, eps, mode,
+                                                 biasCorrection, weightDecay, &workspaceSize, &executor);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnApplyFusedEmaAdamGetWorkspaceSize failed. ERROR: %d\n", ret); return ret);
+    // 根据第一段接口计算出的workspaceSize申请device内存
+    void* workspaceAddr = nullptr;
+    if (workspaceSize > 0) {
+        ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+        CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    }
+    // 调用aclnnApplyFusedEmaAdam第二段接口
+    ret = aclnnApplyFusedEmaAdam(workspaceAddr, workspaceSize, executor, stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnApplyFusedEmaAdam failed. ERROR: %d\n", ret); return ret);
+
+    // 4. (固定写法)同步等待任务执行结束
+    ret = aclrtSynchronizeStream(stream);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+
+    // 5. 获取输出的值,将device侧内存上的结果拷贝至host侧,需要根据具体API的接口定义修改
+    ret = PrintResult<float>("var", varShape, varDeviceAddr);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = PrintResult<float>("m", mShape, mDeviceAddr);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = PrintResult<float>("v", vShape, vDeviceAddr);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+    ret = PrintResult<float>("s", sShape, sDeviceAddr);
+    CHECK_RET(ret == ACL_SUCCESS, return ret);
+
+    // 6. 释放aclTensor,需要根据具体API的接口定义修改
+    aclDestroyTensor(grad);
+    aclDestroyTensor(var);
+    aclDestroyTensor(m);
+    aclDestroyTensor(v);
+    aclDestroyTensor(s);
+    aclDestroyTensor(step);
+
+    // 7. 释放device资源,需要根据具体API的接口定义修改
+    aclrtFree(gradDeviceAddr);
+    aclrtFree(varDeviceAddr);
+    aclrtFree(mDeviceAddr);
+    aclrtFree(vDeviceAddr);
+    aclrtFree(sDeviceAddr);
+    aclrtFree(stepDeviceAddr);
+    if (workspaceSize > 0) {
+        aclrtFree(workspaceAddr);
+    }
+    aclrtDestroyStream(stream);
+    aclrtResetDevice(deviceId);
+    aclFinalize();
+    return 0;
+}
