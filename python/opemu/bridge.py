@@ -10,7 +10,7 @@ import json
 import os
 import traceback
 
-from opemu import ops
+from opemu import bridge_mcdnn, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import constants
 from opemu.core.op import OPS, Args, soc
@@ -188,12 +188,14 @@ def attach(ffi, lib):
         if meta["implemented_in"] != "python":
             continue
         op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
-        entry = _Phase1(ffi, lib, op, meta, name) if op else _not_supported(lib, name, meta)
+        entry = _Phase1(ffi, lib, op, meta, name) if op else (bridge_mcdnn.entry(ffi, lib, name, meta)
+                                                             or _not_supported(lib, name, meta))
         failure = meta["failure"]
         error = {} if failure in (None, "NULL") else {"error": int(failure)}
         on_error = _on_error(lib, name, inner if failure in (None, "NULL") else int(failure))
         ffi.def_extern(name="opemu_py_" + name, onerror=on_error, **error)(entry)
     ffi.def_extern(name="opemu_py_execute", error=inner, onerror=_on_error(lib, "aclnn kernel", inner))(
         _execute_entry(ffi, lib))
+    bridge_mcdnn.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         lambda plan_id: PLANS.pop(plan_id, None) and None)

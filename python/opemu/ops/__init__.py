@@ -4,7 +4,7 @@ import pkgutil
 
 
 def load_all():
-    for family in ("aclnn",):
+    for family in ("aclnn", "mcdnn"):
         package = importlib.import_module("opemu.ops." + family)
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module("%s.%s" % (package.__name__, module.name))

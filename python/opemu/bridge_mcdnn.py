@@ -1,0 +1,144 @@
+"""mcDNN entry points: raw cffi arguments → converted arguments → op.check → a task on the handle's
+stream that runs op.compute on views of device memory.
+
+Conversion is by the parameter's declared type (entry_points.json): the handle and descriptors must be
+live C objects (else MCDNN_STATUS_BAD_PARAM; NULL descriptors arrive as None for the op to judge),
+descriptors are read once, here, as the library reads them at the call; everything else stays raw."""
+import itertools
+import traceback
+
+from opemu.core import device, mcdnn
+from opemu.core.op import Args
+from opemu.core.status import VendorError
+
+TASKS = {}
+_task_ids = itertools.count(1)
+ILLEGAL_ADDRESS = 700   # mcErrorIllegalAddress: a kernel touched memory outside live device allocations
+LAUNCH_FAILURE = 719    # mcErrorLaunchFailure
+
+
+def _kinds(lib):
+    return {
+        "mcdnnHandle_t": (lib.OPEMU_KIND_MCDNN_HANDLE, None),
+        "mcdnnTensorDescriptor_t": (lib.OPEMU_KIND_MCDNN_TENSOR, _tensor),
+        "mcdnnActivationDescriptor_t": (lib.OPEMU_KIND_MCDNN_ACTIVATION, _activation),
+        "mcdnnPoolingDescriptor_t": (lib.OPEMU_KIND_MCDNN_POOLING, _pooling),
+        "mcdnnLRNDescriptor_t": (lib.OPEMU_KIND_MCDNN_LRN, _lrn),
+    }
+
+
+def _tensor(name, d):
+    if not d.is_set:
+        raise mcdnn.bad_param("%s was created but never set" % name)
+    return mcdnn.Tensor.from_c(d)
+
+
+def _activation(name, d):
+    if not d.is_set:
+        raise mcdnn.bad_param("%s was created but never set" % name)
+    return mcdnn.Struct(mode=d.mode, nan=d.reluNanOpt, coef=d.coef, swish_beta=d.swishBeta)
+
+
+def _pooling(name, d):
+    if not d.is_set:
+        raise mcdnn.bad_param("%s was created but never set" % name)
+    n = d.nbDims
+    unpack = device.ffi.unpack
+    return mcdnn.Struct(mode=d.mode, nan=d.maxpoolingNanOpt, nbDims=n, window=tuple(unpack(d.windowDimA, n)),
+                        padding=tuple(unpack(d.paddingA, n)), stride=tuple(unpack(d.strideA, n)))
+
+
+def _lrn(name, d):
+    return mcdnn.Struct(n=d.lrnN, alpha=d.lrnAlpha, beta=d.lrnBeta, k=d.lrnK)
+
+
+def _report(lib, code, message):
+    lib.opemu_error_message(code, message.encode("utf-8", "replace")[:1900])
+
+
+class _Entry:
+    def __init__(self, ffi, lib, op, meta):
+        self.ffi, self.lib, self.op = ffi, lib, op
+        kinds = _kinds(lib)
+        self.params = []
+        for name, declaration in meta["params"]:
+            ctype = declaration.replace("const ", "").strip()
+            kind = next((k for k in kinds if ctype.startswith(k + " ")), None)
+            self.params.append((name, kinds[kind] if kind else None))
+        self.handle_index = next(i for i, (name, kind) in enumerate(self.params) if kind and kind[1] is None)
+        self.positions = {name: i for i, (name, _) in enumerate(self.params)}
+
+    def _convert(self, cargs):
+        lib, ffi = self.lib, self.ffi
+        values = {}
+        for (name, kind), value in zip(self.params, cargs):
+            if kind is None:
+                values[name] = value
+                continue
+            code, convert = kind
+            if value == ffi.NULL:
+                if convert is None:
+                    raise mcdnn.bad_param("%s: handle is null" % self.op.name)
+                values[name] = None
+                continue
+            if not lib.opemu_handle_is(value, code):
+                raise mcdnn.bad_param("%s: %s (%s) is not a live object of its type (destroyed or never created)"
+                                      % (self.op.name, name, value))
+            values[name] = value if convert is None else convert(name, value)
+        return Args(values)
+
+    def __call__(self, *cargs):
+        lib, op = self.lib, self.op
+        try:
+            if lib.opemu_fault_at(op.name.encode()):
+                raise RuntimeError("fault injected by OPEMU_FAULT")
+            a = self._convert(cargs)
+            op.check(a)
+            layout = []
+            for name, desc_name in op.tensors.items():
+                pointer, desc = getattr(a, name), getattr(a, desc_name)
+                if desc is not None and pointer != self.ffi.NULL:
+                    layout.append((name, pointer, desc.geometry()))
+        except VendorError as error:
+            _report(lib, error.code, "%s: %s" % (op.name, error))
+            return error.code
+        task_id = next(_task_ids)
+        TASKS[task_id] = (op, a, layout)
+        rc = lib.opemu_mcdnn_submit(cargs[self.handle_index], task_id)
+        if rc == 0:
+            return 0
+        return mcdnn.BAD_PARAM if rc < 0 else mcdnn.EXECUTION_FAILED
+
+
+def _run(lib):
+    def run(task_id):
+        op, a, layout = TASKS.pop(task_id)
+        try:
+            views = {name: None for name in op.tensors}
+            for name, pointer, geometry in layout:
+                views[name] = device.view_at(pointer, geometry)
+            op.compute(a, views)
+            return 0
+        except device.DeviceFault as fault:
+            _report(lib, ILLEGAL_ADDRESS, "%s: an illegal memory access: %s" % (op.name, fault))
+            return ILLEGAL_ADDRESS
+        except VendorError as error:
+            _report(lib, LAUNCH_FAILURE, "%s: %s" % (op.name, error))
+            return LAUNCH_FAILURE
+    return run
+
+
+def entry(ffi, lib, name, meta):
+    """The implementation of entry point `name`, or None when no mcDNN op declares it."""
+    op = mcdnn.OPS.get(name)
+    return _Entry(ffi, lib, op, meta) if op else None
+
+
+def attach(ffi, lib):
+    def on_error(exc_type, exc_value, tb):
+        where = traceback.extract_tb(tb)[-1] if tb else None
+        origin = " (%s:%d)" % (where.filename.rsplit("/", 1)[-1], where.lineno) if where else ""
+        _report(lib, LAUNCH_FAILURE, "mcDNN kernel: internal error: %s: %s%s" % (exc_type.__name__, exc_value, origin))
+
+    ffi.def_extern(name="opemu_py_mcdnn_run", error=LAUNCH_FAILURE, onerror=on_error)(_run(lib))
+    ffi.def_extern(name="opemu_py_mcdnn_drop", onerror=on_error)(lambda task_id: TASKS.pop(task_id, None) and None)

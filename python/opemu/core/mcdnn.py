@@ -1,0 +1,230 @@
+"""mcDNN on the Python side: statuses and enums (read from the headers), descriptor snapshots, the
+scaling factors and the `dst = alpha*result + beta*dst` write, and the operator declaration.
+
+An mcDNN routine is single-phase: the bridge converts the raw arguments (handle and descriptors are
+validated C objects, read once at call time as cuDNN does), the op's `check` raises the vendor's
+status in the vendor's order, then `compute` runs as a task on the handle's stream over zero-copy
+views of device memory."""
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import ml_dtypes
+import numpy as np
+
+from opemu.core import device
+from opemu.core.headers import enum
+from opemu.core.status import VendorError
+
+_INFER = "mcdnn/mcdnn_ops_infer.h"
+STATUS = enum(_INFER, "mcdnnStatus_t")
+DATA = enum(_INFER, "mcdnnDataType_t")
+NAN = enum(_INFER, "mcdnnNanPropagation_t")
+ACTIVATION = enum(_INFER, "mcdnnActivationMode_t")
+SOFTMAX_ALGO = enum(_INFER, "mcdnnSoftmaxAlgorithm_t")
+SOFTMAX_MODE = enum(_INFER, "mcdnnSoftmaxMode_t")
+POOLING = enum(_INFER, "mcdnnPoolingMode_t")
+LRN_MODE = enum(_INFER, "mcdnnLRNMode_t")
+DIVNORM_MODE = enum(_INFER, "mcdnnDivNormMode_t")
+BAD_PARAM = STATUS["MCDNN_STATUS_BAD_PARAM"]
+NOT_SUPPORTED = STATUS["MCDNN_STATUS_NOT_SUPPORTED"]
+EXECUTION_FAILED = STATUS["MCDNN_STATUS_EXECUTION_FAILED"]
+
+LRN_MIN_N, LRN_MAX_N, LRN_MIN_K, LRN_MIN_BETA = 1, 16, 1e-5, 0.01
+
+NUMPY = {
+    DATA["MCDNN_DATA_FLOAT"]: np.dtype(np.float32), DATA["MCDNN_DATA_DOUBLE"]: np.dtype(np.float64),
+    DATA["MCDNN_DATA_HALF"]: np.dtype(np.float16), DATA["MCDNN_DATA_BFLOAT16"]: np.dtype(ml_dtypes.bfloat16),
+    DATA["MCDNN_DATA_INT8"]: np.dtype(np.int8), DATA["MCDNN_DATA_UINT8"]: np.dtype(np.uint8),
+    DATA["MCDNN_DATA_INT32"]: np.dtype(np.int32), DATA["MCDNN_DATA_INT64"]: np.dtype(np.int64),
+    DATA["MCDNN_DATA_BOOLEAN"]: np.dtype(np.bool_),
+}
+FLOATING = {DATA[n] for n in ("MCDNN_DATA_FLOAT", "MCDNN_DATA_DOUBLE", "MCDNN_DATA_HALF", "MCDNN_DATA_BFLOAT16")}
+_NAMES = {code: name for name, code in DATA.items()}
+
+
+def bad_param(message):
+    return VendorError(BAD_PARAM, message)
+
+
+def not_supported(message):
+    return VendorError(NOT_SUPPORTED, message)
+
+
+def type_name(code):
+    return _NAMES.get(code, "mcdnnDataType_t(%d)" % code)
+
+
+class Tensor:
+    """A tensor descriptor as it was at the call: data type, dims and element strides."""
+    __slots__ = ("dtype_code", "shape", "strides")
+
+    def __init__(self, dtype_code, shape, strides):
+        self.dtype_code, self.shape, self.strides = dtype_code, tuple(shape), tuple(strides)
+
+    @classmethod
+    def from_c(cls, desc):
+        n = desc.nbDims
+        return cls(desc.dataType, device.ffi.unpack(desc.dimA, n), device.ffi.unpack(desc.strideA, n))
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def dtype(self):
+        return NUMPY.get(self.dtype_code)
+
+    @property
+    def compute_dtype(self):
+        """fp16/bf16/fp32 compute in fp32, double in double."""
+        return np.dtype(np.float64) if self.dtype_code == DATA["MCDNN_DATA_DOUBLE"] else np.dtype(np.float32)
+
+    def same_layout(self, other):
+        return self.shape == other.shape and self.strides == other.strides
+
+    def geometry(self):
+        item = self.dtype.itemsize
+        span = device.span_elements(self.shape, self.strides, 0) * item
+        return self.shape, self.dtype, 0, tuple(s * item for s in self.strides), span
+
+    def __repr__(self):
+        return "Tensor(%s, dims=%s, strides=%s)" % (type_name(self.dtype_code), list(self.shape), list(self.strides))
+
+
+class Struct:
+    """A snapshot of a C descriptor's fields (activation, pooling, LRN)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def scaling(pointer, tensor, name):
+    """A host scaling factor: float for HALF/BFLOAT16/FLOAT data, double for DOUBLE."""
+    if pointer == device.ffi.NULL:
+        raise bad_param("%s must not be null" % name)
+    ctype = "double *" if tensor.dtype_code == DATA["MCDNN_DATA_DOUBLE"] else "float *"
+    return float(device.ffi.cast(ctype, pointer)[0])
+
+
+def as_compute(array, ct):
+    return array if array.dtype == ct else array.astype(ct)
+
+
+def write(out, result, alpha, beta):
+    """out = alpha*result + beta*out, computed in result's type and rounded once into out's type.
+    When beta == 0 out is not read (it may hold NaN). `result` may be overwritten."""
+    ct = result.dtype.type
+    if alpha != 1:
+        np.multiply(result, ct(alpha), out=result)
+    if beta != 0:
+        prior = out.astype(result.dtype)
+        prior *= ct(beta)
+        result += prior
+    out[...] = result
+
+
+_pool = None
+_PARALLEL_MIN = 1 << 17
+
+
+def _executor():
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="opemu-mcdnn")
+    return _pool
+
+
+def by_batch(views, fn, batch=None):
+    """Runs fn(sub_views) over slices of the batch dimension in parallel threads (NumPy releases the
+    GIL in its loops). Every routine here treats each image n independently, so the result is the
+    same as one call on everything. Views whose first dimension is not the batch (a broadcast bias)
+    are passed whole."""
+    arrays = {k: a for k, a in views.items() if a is not None}
+    if batch is None:
+        batch = max((a.shape[0] for a in arrays.values() if a.ndim), default=1)
+    total = max((a.size for a in arrays.values()), default=0)
+    workers = min(batch, os.cpu_count() or 1)
+    if workers <= 1 or total < _PARALLEL_MIN:
+        fn(views)
+        return
+    bounds = [batch * i // workers for i in range(workers + 1)]
+
+    def part(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        fn({k: (a[lo:hi] if a is not None and a.ndim and a.shape[0] == batch else a) for k, a in views.items()})
+
+    for future in [_executor().submit(part, i) for i in range(workers)]:
+        future.result()
+
+
+OPS = {}
+
+
+class McdnnOp:
+    """One mcDNN routine: `name` is the entry point; `tensors` maps each data-pointer parameter to the
+    descriptor parameter that describes it; `outputs` names the ones written. `check(a)` gets the
+    arguments by their header names (descriptors converted, pointers raw) and raises the vendor's
+    status; `compute(a, v)` gets a NumPy view per non-null tensor, on the handle's stream."""
+    name = None
+    tensors = {}
+    outputs = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            OPS[cls.name] = cls()
+
+    def check(self, a):
+        raise NotImplementedError
+
+    def compute(self, a, v):
+        raise NotImplementedError
+
+
+# ---- checks shared by the routines ----
+
+def is_null(pointer):
+    return pointer == device.ffi.NULL
+
+
+def require(a, *names, what="must not be null"):
+    """BAD_PARAM for the first named argument (descriptor or pointer) that is NULL / None."""
+    for name in names:
+        value = getattr(a, name)
+        if value is None or (not isinstance(value, (Tensor, Struct)) and is_null(value)):
+            raise bad_param("%s %s" % (name, what))
+
+
+def floating(name, tensor):
+    if tensor.dtype_code not in FLOATING:
+        raise not_supported("%s has data type %s: only FLOAT, DOUBLE, HALF and BFLOAT16 are supported"
+                            % (name, type_name(tensor.dtype_code)))
+
+
+def same_dims(error, first, *others):
+    """`others` are (name, tensor) pairs compared with first=(name, tensor)."""
+    name0, t0 = first
+    for name, t in others:
+        if t.shape != t0.shape:
+            raise error("the dimensions of %s %s and %s %s differ" % (name0, list(t0.shape), name, list(t.shape)))
+
+
+def same_type(error, first, *others):
+    name0, t0 = first
+    for name, t in others:
+        if t.dtype_code != t0.dtype_code:
+            raise error("the data types of %s (%s) and %s (%s) differ"
+                        % (name0, type_name(t0.dtype_code), name, type_name(t.dtype_code)))
+
+
+def same_strides(error, first, second, why=""):
+    (name0, t0), (name1, t1) = first, second
+    if t0.strides != t1.strides:
+        raise error("the strides of %s %s and %s %s differ%s" % (name0, list(t0.strides), name1, list(t1.strides), why))
+
+
+def lrn_in_range(lrn):
+    if not (LRN_MIN_N <= lrn.n <= LRN_MAX_N and lrn.k >= LRN_MIN_K and lrn.beta >= LRN_MIN_BETA):
+        raise bad_param("LRN descriptor parameters are outside of their valid ranges (lrnN %d in [%d, %d], lrnK %g >= "
+                        "%g, lrnBeta %g >= %g)" % (lrn.n, LRN_MIN_N, LRN_MAX_N, lrn.k, LRN_MIN_K, lrn.beta,
+                                                  LRN_MIN_BETA))

@@ -1,0 +1,116 @@
+"""mcdnnActivationForward / mcdnnActivationBackward (reference mcdnn.md §3.8; seed 3.1.1.1).
+
+Forward, as cuDNN's ops_infer: BAD_PARAM for a NULL argument, dims or data types of x and y that
+differ, or an in-place call (x == y) whose strides differ. Backward, as the seed: BAD_PARAM when dy
+and dx are the same memory with different strides; NOT_SUPPORTED when the dims of the tensors differ,
+their data types differ, or the strides of y and dy, or of x and dx, differ.
+
+CLIPPED_RELU clamps to [0, coef]; ELU's coef is its alpha; RELU ignores coef (as real cuDNN does);
+SWISH is x*sigmoid(swish_beta*x); IDENTITY passes values through (opemu implements it for both
+routines). MCDNN_NOT_PROPAGATE_NAN makes RELU / CLIPPED_RELU map NaN to 0."""
+import numpy as np
+
+from opemu.core import mcdnn
+from opemu.core.mcdnn import ACTIVATION as M
+
+
+def _sigmoid(z):
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-z))
+
+
+def forward(desc, x):
+    mode = desc.mode
+    if mode == M["MCDNN_ACTIVATION_SIGMOID"]:
+        return _sigmoid(x)
+    if mode == M["MCDNN_ACTIVATION_RELU"]:
+        return np.maximum(x, 0) if desc.nan else np.fmax(x, 0)
+    if mode == M["MCDNN_ACTIVATION_TANH"]:
+        return np.tanh(x)
+    if mode == M["MCDNN_ACTIVATION_CLIPPED_RELU"]:
+        coef = x.dtype.type(desc.coef)
+        return np.minimum(np.maximum(x, 0), coef) if desc.nan else np.fmin(np.fmax(x, 0), coef)
+    if mode == M["MCDNN_ACTIVATION_ELU"]:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.where(x > 0, x, x.dtype.type(desc.coef) * np.expm1(x))
+    if mode == M["MCDNN_ACTIVATION_SWISH"]:
+        return x * _sigmoid(x.dtype.type(desc.swish_beta) * x)
+    return x.copy()  # IDENTITY
+
+
+def backward(desc, y, dy, x):
+    mode = desc.mode
+    if mode == M["MCDNN_ACTIVATION_SIGMOID"]:
+        return dy * y * (1 - y)
+    if mode == M["MCDNN_ACTIVATION_RELU"]:
+        return np.where(x > 0, dy, dy.dtype.type(0))
+    if mode == M["MCDNN_ACTIVATION_TANH"]:
+        return dy * (1 - y * y)
+    if mode == M["MCDNN_ACTIVATION_CLIPPED_RELU"]:
+        return np.where((x > 0) & (x < x.dtype.type(desc.coef)), dy, dy.dtype.type(0))
+    if mode == M["MCDNN_ACTIVATION_ELU"]:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.where(x > 0, dy, dy * (x.dtype.type(desc.coef) * np.exp(np.minimum(x, 0))))
+    if mode == M["MCDNN_ACTIVATION_SWISH"]:
+        b = x.dtype.type(desc.swish_beta)
+        s = _sigmoid(b * x)
+        return dy * (s + b * x * s * (1 - s))
+    return dy.copy()  # IDENTITY
+
+
+class ActivationForward(mcdnn.McdnnOp):
+    name = "mcdnnActivationForward"
+    tensors = {"x": "xDesc", "y": "yDesc"}
+    outputs = ("y",)
+
+    def check(self, a):
+        mcdnn.require(a, "activationDesc", "xDesc", "yDesc", "x", "y")
+        a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+        mcdnn.same_dims(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
+        mcdnn.same_type(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
+        if a.x == a.y:
+            mcdnn.same_strides(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc), " and x == y (in place)")
+        mcdnn.floating("xDesc", a.xDesc)
+
+    def compute(self, a, v):
+        ct = a.xDesc.compute_dtype
+
+        def run(p):
+            mcdnn.write(p["y"], forward(a.activationDesc, mcdnn.as_compute(p["x"], ct)), a.alpha_value, a.beta_value)
+        mcdnn.by_batch(v, run)
+
+
+class ActivationBackward(mcdnn.McdnnOp):
+    name = "mcdnnActivationBackward"
+    tensors = {"y": "yDesc", "dy": "dyDesc", "x": "xDesc", "dx": "dxDesc"}
+    outputs = ("dx",)
+
+    def check(self, a):
+        mcdnn.require(a, "activationDesc", "yDesc", "dyDesc", "xDesc", "dxDesc", "y", "dy", "x", "dx")
+        a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+        if a.dy == a.dx:
+            mcdnn.same_strides(mcdnn.bad_param, ("dyDesc", a.dyDesc), ("dxDesc", a.dxDesc), " and dy == dx (in place)")
+        mcdnn.same_dims(mcdnn.not_supported, ("yDesc", a.yDesc), ("dyDesc", a.dyDesc), ("xDesc", a.xDesc),
+                        ("dxDesc", a.dxDesc))
+        mcdnn.same_type(mcdnn.not_supported, ("yDesc", a.yDesc), ("dyDesc", a.dyDesc), ("xDesc", a.xDesc),
+                        ("dxDesc", a.dxDesc))
+        mcdnn.same_strides(mcdnn.not_supported, ("yDesc", a.yDesc), ("dyDesc", a.dyDesc))
+        mcdnn.same_strides(mcdnn.not_supported, ("xDesc", a.xDesc), ("dxDesc", a.dxDesc))
+        mcdnn.floating("xDesc", a.xDesc)
+
+    def compute(self, a, v):
+        ct = a.xDesc.compute_dtype
+        desc = a.activationDesc
+        fast = (ct == np.float32 and a.dxDesc.dtype == ct and a.alpha_value == 1 and a.beta_value == 0
+                and desc.mode == M["MCDNN_ACTIVATION_RELU"])
+
+        def run(p):
+            if fast:  # straight into dx: dy * (x > 0) is exact unless dy holds an Inf or NaN
+                np.multiply(p["dy"], p["x"] > 0, out=p["dx"])
+                if np.isfinite(np.sum(p["dx"])):
+                    return
+            y, dy, x = (mcdnn.as_compute(p[k], ct) for k in ("y", "dy", "x"))
+            mcdnn.write(p["dx"], backward(desc, y, dy, x), a.alpha_value, a.beta_value)
+        mcdnn.by_batch(v, run)

@@ -1,0 +1,215 @@
+"""mcdnnPoolingForward / mcdnnPoolingBackward, 2-D and 3-D (reference mcdnn.md §3.5; seed 3.1.1.18).
+
+Window o of a spatial dimension covers [o*stride - pad, o*stride - pad + window) of the input; yDesc
+may be smaller or larger than mcdnnGetPooling*ForwardOutputDim advises, windows past the padded input
+are clipped. MAX ignores padding (with MCDNN_NOT_PROPAGATE_NAN a NaN never wins, with
+MCDNN_PROPAGATE_NAN it does); AVERAGE_COUNT_INCLUDE_PADDING divides by the window clipped to the
+padded input (the whole window whenever yDesc has the advised size), AVERAGE_COUNT_EXCLUDE_PADDING
+by the input elements the window covers.
+
+Max backward finds the max position by comparing x with y, as the library does (no index tensor): dy
+goes to the first element of the window, in row-major order, that equals y; both MAX modes do this
+(deterministic). Average backward spreads dy/count over the window, accumulating where windows
+overlap; x, y and their descriptors may then be NULL.
+
+BAD_PARAM: a NULL argument; a pooling descriptor whose dimensions do not fit the tensors'; n or c of
+the input and output differ; (backward, seed) dims or strides of y and dy, or of x and dx, differ;
+the data types of the tensors differ. NOT_SUPPORTED: other than 2 or 3 spatial dimensions; a
+tensor whose innermost (w) stride is not 1 — which, as the seed states, rules out NHWC layouts."""
+import itertools
+
+import numpy as np
+
+from opemu.core import mcdnn
+from opemu.core.mcdnn import POOLING as MODE
+
+_MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
+
+
+class _Geometry:
+    """Per spatial dimension: input size, output size, window, stride, padding and the padded length
+    that holds every window."""
+
+    def __init__(self, pool, in_shape, out_shape):
+        self.dims = []
+        for i in range(pool.nbDims):
+            size, out, k, s, p = in_shape[2 + i], out_shape[2 + i], pool.window[i], pool.stride[i], pool.padding[i]
+            length = max(size + p, (out - 1) * s + k - p) + p
+            self.dims.append((size, out, k, s, p, length))
+
+    def padded(self, x, fill, ct):
+        """x inside a buffer padded with `fill` so every window is a plain strided slice."""
+        if all(p == 0 and length == size for size, _, _, _, p, length in self.dims):
+            return x if x.dtype == ct else x.astype(ct)
+        buffer = np.full(x.shape[:2] + tuple(d[5] for d in self.dims), fill, ct)
+        buffer[self.inner()] = x
+        return buffer
+
+    def inner(self):
+        return (Ellipsis,) + tuple(slice(p, p + size) for size, _, _, _, p, _ in self.dims)
+
+    def offsets(self):
+        """(offset tuple, the strided slice of the padded input it reads) for each window element."""
+        for offset in itertools.product(*(range(d[2]) for d in self.dims)):
+            yield offset, (Ellipsis,) + tuple(slice(o, o + (out - 1) * s + 1, s)
+                                               for o, (_, out, _, s, _, _) in zip(offset, self.dims))
+
+    def valid(self, offset):
+        """Where window element `offset` lies on the input (not padding), broadcastable to the output;
+        None when it does everywhere."""
+        masks, partial = [], False
+        for o, (size, out, _, s, p, _) in zip(offset, self.dims):
+            position = np.arange(out) * s - p + o
+            mask = (position >= 0) & (position < size)
+            partial |= not mask.all()
+            masks.append(mask)
+        if not partial:
+            return None
+        grid = masks[0]
+        for m in masks[1:]:
+            grid = grid[..., None] & m
+        return grid
+
+    def counts(self, include_padding, ct):
+        """Divisor of each output's average, broadcastable to the output."""
+        grid = None
+        for size, out, k, s, p, _ in self.dims:
+            start = np.arange(out) * s - p
+            if include_padding:
+                count = np.minimum(start + k, size + p) - start
+            else:
+                count = np.minimum(start + k, size) - np.maximum(start, 0)
+            count = np.maximum(count, 0).astype(ct)
+            grid = count if grid is None else grid[..., None] * count
+        return grid
+
+
+def _check_tensor_layouts(pool, named):
+    for name, t in named:
+        if t.ndim != pool.nbDims + 2:
+            raise mcdnn.bad_param("a %d-D pooling descriptor needs %d-D tensors, %s is %d-D"
+                                  % (pool.nbDims, pool.nbDims + 2, name, t.ndim))
+
+
+def _check_supported(pool, named):
+    if pool.nbDims not in (2, 3):
+        raise mcdnn.not_supported("only 2 and 3 spatial dimensions are supported, the pooling descriptor has %d"
+                                  % pool.nbDims)
+    for name, t in named:
+        if t.strides[-1] != 1:
+            raise mcdnn.not_supported("the wStride of %s is %d, not 1" % (name, t.strides[-1]))
+    mcdnn.floating(named[0][0], named[0][1])
+
+
+def _same_batch_and_channels(first, second):
+    (name0, t0), (name1, t1) = first, second
+    if t0.shape[:2] != t1.shape[:2]:
+        raise mcdnn.bad_param("n, c of %s %s and %s %s differ" % (name0, list(t0.shape[:2]), name1, list(t1.shape[:2])))
+
+
+def forward(pool, geometry, x, ct):
+    if pool.mode in _MAX_MODES:
+        xp = geometry.padded(x, -np.inf, ct)
+        reduce = np.maximum if pool.nan else np.fmax
+        result = None
+        for _, window in geometry.offsets():
+            result = xp[window].copy() if result is None else reduce(result, xp[window], out=result)
+        return result
+    xp = geometry.padded(x, 0, ct)
+    result = None
+    for _, window in geometry.offsets():
+        result = xp[window].copy() if result is None else np.add(result, xp[window], out=result)
+    counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], ct)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result /= counts
+    result[..., counts == 0] = 0
+    return result
+
+
+def backward(pool, geometry, y, dy, x, dx_shape, ct):
+    gradient = np.zeros(dx_shape[:2] + tuple(d[5] for d in geometry.dims), ct)
+    if pool.mode in _MAX_MODES:
+        xp = geometry.padded(x, np.nan, ct)
+        found = np.zeros(dy.shape, bool)
+        nan_max = np.isnan(y) if pool.nan else None
+        if nan_max is not None and not nan_max.any():
+            nan_max = None
+        for offset, window in geometry.offsets():
+            part = xp[window]
+            hit = part == y
+            if nan_max is not None:
+                hit |= np.isnan(part) & nan_max
+            valid = geometry.valid(offset)
+            if valid is not None:
+                hit &= valid
+            hit &= ~found
+            found |= hit
+            gradient[window] += np.where(hit, dy, 0)
+    else:
+        counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], ct)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(counts > 0, dy / counts, 0).astype(ct)
+        for _, window in geometry.offsets():
+            gradient[window] += share
+    return gradient[geometry.inner()]
+
+
+class PoolingForward(mcdnn.McdnnOp):
+    name = "mcdnnPoolingForward"
+    tensors = {"x": "xDesc", "y": "yDesc"}
+    outputs = ("y",)
+
+    def check(self, a):
+        mcdnn.require(a, "poolingDesc", "xDesc", "yDesc", "x", "y")
+        a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+        named = [("xDesc", a.xDesc), ("yDesc", a.yDesc)]
+        _check_tensor_layouts(a.poolingDesc, named)
+        _same_batch_and_channels(*named)
+        mcdnn.same_type(mcdnn.bad_param, *named)
+        _check_supported(a.poolingDesc, named)
+
+    def compute(self, a, v):
+        ct = a.xDesc.compute_dtype
+        geometry = _Geometry(a.poolingDesc, a.xDesc.shape, a.yDesc.shape)
+
+        def run(p):
+            mcdnn.write(p["y"], forward(a.poolingDesc, geometry, p["x"], ct), a.alpha_value, a.beta_value)
+        mcdnn.by_batch(v, run)
+
+
+class PoolingBackward(mcdnn.McdnnOp):
+    name = "mcdnnPoolingBackward"
+    tensors = {"y": "yDesc", "dy": "dyDesc", "x": "xDesc", "dx": "dxDesc"}
+    outputs = ("dx",)
+
+    def check(self, a):
+        mcdnn.require(a, "poolingDesc", "dyDesc", "dxDesc", "dy", "dx")
+        a.is_max = a.poolingDesc.mode in _MAX_MODES
+        if a.is_max:
+            mcdnn.require(a, "yDesc", "xDesc", "y", "x", what="must not be null for max pooling")
+        a.alpha_value = mcdnn.scaling(a.alpha, a.dyDesc, "alpha")
+        a.beta_value = mcdnn.scaling(a.beta, a.dyDesc, "beta")
+        named = [(n, getattr(a, n)) for n in ("yDesc", "dyDesc", "xDesc", "dxDesc") if getattr(a, n) is not None]
+        _check_tensor_layouts(a.poolingDesc, named)
+        for first, second in (("yDesc", "dyDesc"), ("xDesc", "dxDesc")):
+            t0, t1 = getattr(a, first), getattr(a, second)
+            if t0 is not None and t1 is not None:
+                mcdnn.same_dims(mcdnn.bad_param, (first, t0), (second, t1))
+                mcdnn.same_strides(mcdnn.bad_param, (first, t0), (second, t1))
+        mcdnn.same_type(mcdnn.bad_param, *named)
+        _same_batch_and_channels(("dyDesc", a.dyDesc), ("dxDesc", a.dxDesc))
+        _check_supported(a.poolingDesc, named)
+        if not a.is_max:  # average pooling reads neither x nor y
+            a.x = a.y = mcdnn.device.ffi.NULL
+
+    def compute(self, a, v):
+        ct = a.dyDesc.compute_dtype
+        geometry = _Geometry(a.poolingDesc, a.dxDesc.shape, a.dyDesc.shape)
+
+        def run(p):
+            y = None if p["y"] is None else mcdnn.as_compute(p["y"], ct)
+            dy = mcdnn.as_compute(p["dy"], ct)
+            g = backward(a.poolingDesc, geometry, y, dy, p["x"], p["dx"].shape, ct)
+            mcdnn.write(p["dx"], g, a.alpha_value, a.beta_value)
+        mcdnn.by_batch(v, run)
