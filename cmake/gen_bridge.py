@@ -3,10 +3,14 @@
 The prototypes in include/ are the single source. This script preprocesses them, reads every
 declared function, asks the compiled C core (through `nm`) which of them C defines, and writes:
 
+  impl_names.h      (a first pass, before the C core compiles: --impl-names) `#define X
+                    opemu_impl_X` for every entry point, force-included into the core, so C
+                    implements opemu_impl_X and the exported X is always a generated shim
   bridge.c          the cffi embedding module: cdef of csrc/bridge_api.h, plus one embedded
                     (Python-implemented) function per entry point that C does not define
-  entry_shims.c     the exported entry points that route into Python, each checking first that
-                    the interpreter started (cffi alone would return 0 on a failed start)
+  entry_shims.c     every exported entry point: it records the call when OPEMU_TRACE is set, then
+                    calls the C implementation, the generic aclnn launcher (phase 2), or Python
+                    (after checking that the interpreter started: cffi alone would return 0)
   exports.c         one dummy definition per public symbol: the symbol table of the vendor-named
                     filter libraries (libascendcl.so …), whose calls the loader sends to libopemu.so
   entry_points.json what the bridge, `opemu info` and docs/SUPPORT.md know about each entry point
@@ -39,6 +43,7 @@ FAILURE_VALUES = {
     "mcError_t": "999",        # mcErrorUnknown
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
+IMPL_PREFIX = "opemu_impl_"
 
 
 def preprocess(cc, include_dir, csrc_dir, header):
@@ -58,8 +63,10 @@ def public_headers(include_dir):
 
 
 def defined_symbols(objects):
+    """Entry points the C core implements: opemu_impl_X (or X itself, for variadic ones)."""
     out = subprocess.run(["nm", "--defined-only", "-g", *objects], check=True, capture_output=True, text=True).stdout
-    return {line.split()[-1] for line in out.splitlines() if len(line.split()) == 3}
+    names = {line.split()[-1] for line in out.splitlines() if len(line.split()) == 3}
+    return {n[len(IMPL_PREFIX):] if n.startswith(IMPL_PREFIX) else n for n in names}
 
 
 class Function:
@@ -150,18 +157,64 @@ def is_phase2(fn, functions):
     return (fn.name + "GetWorkspaceSize") in functions and fn.param_types() == PHASE2_PARAMS
 
 
-def shim(fn, functions):
+def pointer_typedefs(ast):
+    """Typedef names that stand for pointers (aclrtStream, mcdnnHandle_t, …)."""
+    return {node.name for node in ast.ext if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.PtrDecl)}
+
+
+POINTER_TYPEDEFS = set()
+
+
+def trace_argument(name, ctype):
+    """The opemu_trace_* call recording one argument, chosen by its C type."""
+    bare = ctype.replace("const ", "").replace(name, "").strip()
+    if bare in POINTER_TYPEDEFS:
+        bare += " *"
+    if bare in ("aclTensor *",):
+        return "opemu_trace_tensor(&t, \"%s\", %s);" % (name, name)
+    if bare == "char *":
+        return "opemu_trace_string(&t, \"%s\", %s);" % (name, name)
+    if "*" in bare:
+        return "opemu_trace_pointer(&t, \"%s\", (const void *)%s);" % (name, name)
+    if bare in ("float", "double"):
+        return "opemu_trace_double(&t, \"%s\", %s);" % (name, name)
+    return "opemu_trace_integer(&t, \"%s\", (long long)%s);" % (name, name)
+
+
+def shim(fn, functions, in_c):
+    """The exported entry point: trace if asked, then the implementation."""
     args = ", ".join(name for name, _ in fn.params)
-    if is_phase2(fn, functions):
-        return "OPEMU_EXPORT %s\n{\n    return opemu_aclnn_launch(\"%s\", %s);\n}\n" % (fn.prototype(fn.name), fn.name, args)
-    inner = "opemu_py_" + fn.name
-    fail = fn.failure_value()
-    lines = [fn.prototype(inner) + ";", "OPEMU_EXPORT " + fn.prototype(fn.name), "{"]
-    if fail is None:
-        lines += ["    if (opemu_python_ready(\"%s\") == 0)" % fn.name, "        %s(%s);" % (inner, args)]
+    lines = []
+    if fn.name in in_c:
+        call = "%s%s(%s)" % (IMPL_PREFIX, fn.name, args)
+        lines.append(fn.prototype(IMPL_PREFIX + fn.name) + ";")
+    elif is_phase2(fn, functions):
+        call = "opemu_aclnn_launch(\"%s\", %s)" % (fn.name, args)
     else:
-        lines += ["    if (opemu_python_ready(\"%s\") != 0)" % fn.name, "        return %s;" % fail,
-                  "    return %s(%s);" % (inner, args)]
+        call = "opemu_py_%s(%s)" % (fn.name, args)
+        lines.append(fn.prototype("opemu_py_" + fn.name) + ";")
+    fail = fn.failure_value()
+    lines += ["OPEMU_ENTRY " + fn.prototype(fn.name), "{"]
+    if fn.name not in in_c and not is_phase2(fn, functions):
+        lines += ["    if (opemu_python_ready(\"%s\") != 0)" % fn.name,
+                  "        return%s;" % ("" if fail is None else " " + fail)]
+    returns = fn.returns
+    lines += ["    if (!opemu_trace_enabled)", "        %s%s;" % ("" if returns == "void" else "return ", call)]
+    if returns == "void":
+        lines += ["    {"]
+    lines += ["    opemu_trace t;", "    opemu_trace_begin(&t, \"%s\");" % fn.name]
+    lines += ["    " + trace_argument(name, ctype) for name, ctype in fn.params]
+    if returns == "void":
+        lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL);", "    }"]
+    else:
+        lines += ["    %s result = %s;" % (returns, call)]
+        if "*" in returns or returns in POINTER_TYPEDEFS:
+            lines += ["    opemu_trace_end(&t, 0, (const void *)result);"]
+        elif returns in ("float", "double"):
+            lines += ["    opemu_trace_end(&t, (long long)(result != result), NULL);"]
+        else:
+            lines += ["    opemu_trace_end(&t, (long long)result, NULL);"]
+        lines += ["    return result;"]
     return "\n".join(lines + ["}", ""])
 
 
@@ -191,7 +244,8 @@ def main():
     ap.add_argument("--csrc", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
-    ap.add_argument("objects", nargs="+")
+    ap.add_argument("--impl-names", help="write only impl_names.h (the pass before the core compiles)")
+    ap.add_argument("objects", nargs="*")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     parser = pycparser.CParser()
@@ -201,8 +255,15 @@ def main():
     with open(umbrella, "w") as f:
         f.write("".join('#include "%s"\n' % h for h in headers))
     public_ast = parser.parse(preprocess(args.cc, args.include, args.csrc, umbrella), "public")
+    if args.impl_names:
+        with open(args.impl_names, "w") as f:
+            f.write("/* Generated: C implements every entry point X as opemu_impl_X; X is a shim. */\n")
+            f.write("".join("#define %s %s%s\n" % (fn.name, IMPL_PREFIX, fn.name)
+                            for fn in read_functions(public_ast, {}).values() if not fn.variadic))
+        return
     owner = header_of_each_function(args.cc, args.include, args.csrc, headers, parser)
     functions = read_functions(public_ast, owner)
+    POINTER_TYPEDEFS.update(pointer_typedefs(public_ast))
     in_c = defined_symbols(args.objects)
     routed = [fn for name, fn in sorted(functions.items()) if name not in in_c]
     variadic = [fn.name for fn in routed if fn.variadic]
@@ -243,7 +304,8 @@ def main():
     with open(os.path.join(args.out, "entry_shims.c"), "w") as f:
         f.write("/* Generated by cmake/gen_bridge.py from the headers in include/. */\n")
         f.write('#include "internal.h"\n#include "all_public.h"\n\n')
-        f.write("\n".join(shim(fn, functions) for fn in routed))
+        f.write('#define OPEMU_ENTRY __attribute__((visibility("default")))\n\n')
+        f.write("\n".join(shim(fn, functions, in_c) for name, fn in sorted(functions.items()) if not fn.variadic))
 
     with open(os.path.join(args.out, "exports.c"), "w") as f:
         f.write("/* Generated: the symbol table of the vendor-named filter libraries. */\n")

@@ -103,7 +103,8 @@ OPEMU_EXPORT const char *aclGetRecentErrMsg(void)
     return returned;
 }
 
-OPEMU_EXPORT void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+/* Variadic, so no shim can forward to it: it is exported as it is. */
+__attribute__((visibility("default"))) void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                             const char *fmt, ...)
 {
     if (fmt == NULL)

@@ -6,7 +6,24 @@
 #include "bridge_api.h"
 #include "aclnn/opdev/op_errno.h"
 
-#define OPEMU_EXPORT __attribute__((visibility("default")))
+/* Marks a definition of a public entry point. The build renames each to opemu_impl_X
+ * (cmake/gen_bridge.py --impl-names); the exported X is the generated shim that calls it. */
+#define OPEMU_EXPORT
+
+/* ---- the API trace (trace.c), written by the generated shims when OPEMU_TRACE names a file ---- */
+extern int opemu_trace_enabled;
+typedef struct {
+    char text[8192];
+    size_t length;
+    double start_us;
+} opemu_trace;
+void opemu_trace_begin(opemu_trace *t, const char *function);
+void opemu_trace_integer(opemu_trace *t, const char *name, long long value);
+void opemu_trace_double(opemu_trace *t, const char *name, double value);
+void opemu_trace_pointer(opemu_trace *t, const char *name, const void *value);
+void opemu_trace_string(opemu_trace *t, const char *name, const char *value);
+void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tensor);
+void opemu_trace_end(opemu_trace *t, long long status, const void *returned);
 
 /* ---- errors and log (errors.c) ---- */
 /* Records `code`'s message for aclGetRecentErrMsg and the log, returns `code`. */

@@ -7,6 +7,7 @@
   opemu exec -- CMD [ARGS]     run a program built against the real toolkit on opemu's libraries
   opemu info                   version, library names, implemented entry points
   opemu support [--write F | --check F]   the support matrix (docs/SUPPORT.md)
+  opemu trace summarize FILE   counts, failures and time per entry point of an OPEMU_TRACE file
 """
 import argparse
 import hashlib
@@ -137,6 +138,12 @@ def command_support(args):
     return 0
 
 
+def command_trace(args):
+    from opemu import trace
+    print(trace.render(trace.summarize(args.file)))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="opemu", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command_name", required=True)
@@ -159,6 +166,9 @@ def main(argv=None):
     support.add_argument("--write")
     support.add_argument("--check")
     support.set_defaults(func=command_support)
+    trace = sub.add_parser("trace").add_subparsers(dest="trace_command", required=True).add_parser("summarize")
+    trace.add_argument("file")
+    trace.set_defaults(func=command_trace)
     args = parser.parse_args(argv)
     if getattr(args, "args", None) and args.args[0] == "--":
         args.args = args.args[1:]
