@@ -84,7 +84,10 @@ static aclError finalize_reference(uint64_t *remaining, int all)
     init_count = all ? 0 : init_count - 1;
     if (remaining)
         *remaining = (uint64_t)init_count;
+    int finalized = init_count == 0;
     pthread_mutex_unlock(&lock);
+    if (finalized)
+        opemu_sanitize_leaks("aclFinalize");
     return ACL_SUCCESS;
 }
 
@@ -153,6 +156,17 @@ opemu_context *opemu_primary_context(int32_t deviceId)
         current = ctx;
     pthread_mutex_unlock(&lock);
     return ctx;
+}
+
+/* MACA's device reset: releases the device's resources whoever created them (its primary context
+ * is not counted by aclrtSetDevice). */
+void opemu_device_reset(int32_t deviceId)
+{
+    if (deviceId < 0 || deviceId >= opemu_device_count())
+        return;
+    pthread_mutex_lock(&lock);
+    release_device(deviceId);
+    pthread_mutex_unlock(&lock);
 }
 
 OPEMU_EXPORT aclError aclrtResetDevice(int32_t deviceId) { return reset_device(deviceId, 0); }

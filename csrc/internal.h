@@ -24,6 +24,7 @@ void opemu_trace_pointer(opemu_trace *t, const char *name, const void *value);
 void opemu_trace_string(opemu_trace *t, const char *name, const char *value);
 void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tensor);
 void opemu_trace_end(opemu_trace *t, long long status, const void *returned);
+size_t opemu_handle_count(int kind);
 
 /* ---- errors and log (errors.c) ---- */
 /* Records `code`'s message for aclGetRecentErrMsg and the log, returns `code`. */
@@ -54,6 +55,8 @@ int opemu_initialized(void);
 /* The device's primary context (MACA): its default context, created on first use; made the thread's
  * current context unless that is already on the device. NULL for an invalid device id. */
 opemu_context *opemu_primary_context(int32_t device);
+/* Releases everything `device` holds (memory, streams, its default context), however it was set. */
+void opemu_device_reset(int32_t device);
 
 /* ---- streams, events, tasks (stream.c) ---- */
 typedef int (*opemu_task_fn)(void *payload);
@@ -76,12 +79,14 @@ int opemu_event_info(const void *event, int *recorded, int *completed, uint32_t 
 
 /* ---- device memory registry (memory.c) ---- */
 enum { OPEMU_MEM_DEVICE = 1, OPEMU_MEM_HOST = 2 };
+typedef struct opemu_shadow opemu_shadow;
 typedef struct opemu_allocation {
     uintptr_t start;
     uint64_t requested;
     uint64_t mapped;
     int32_t device;
     int32_t kind;
+    opemu_shadow *shadow; /* the sanitizer's bookkeeping (OPEMU_STRICT=1), else NULL */
 } opemu_allocation;
 /* Copies the live allocation containing `address` into *out; returns 1 when found. */
 int opemu_memory_find(const void *address, opemu_allocation *out);
@@ -96,6 +101,26 @@ uint64_t opemu_memory_used(int32_t device);
 /* ---- MACA runtime (mc_runtime.c) ---- */
 /* The calling thread's MACA device (mcSetDevice; 0 until then). */
 int opemu_mc_current_device(void);
+
+/* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
+void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
+
+/* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
+int opemu_strict(void);
+/* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */
+void opemu_finding(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void opemu_sanitize_alloc(opemu_allocation *a);
+void opemu_sanitize_free(const opemu_allocation *a);
+void opemu_sanitize_bad_free(const void *ptr, const char *api);
+/* An access that found no live device allocation: reported as a use after free when it was one. */
+void opemu_sanitize_missing(const void *address, const char *what);
+/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
+ * or with writes still queued on a stream (read before synchronisation); writes mark bytes. */
+void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+/* A write queued on a stream (+1) or executed (-1). */
+void opemu_sanitize_pending(const void *address, int delta);
+void opemu_sanitize_leaks(const char *when);
+const char *opemu_trace_current(void);
 
 /* ---- the embedded interpreter (python.c) ---- */
 /* Starts Python once; returns 0 or records the failure and returns -1. */

@@ -168,8 +168,8 @@ OPEMU_EXPORT mcError_t mcDeviceSynchronize(void)
  * call creates a fresh primary context. */
 OPEMU_EXPORT mcError_t mcDeviceReset(void)
 {
-    int rc = aclrtResetDeviceForce(current_device);
-    return rc ? from_runtime(rc, "mcDeviceReset") : mcSuccess;
+    opemu_device_reset(current_device);
+    return mcSuccess;
 }
 
 /* Figures of a MetaX C500 (64-lane warps, reference §1b); the memory size is opemu's device size. */

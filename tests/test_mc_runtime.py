@@ -1,0 +1,64 @@
+"""MACA runtime and mcDNN object behaviours (reference mcdnn.md §1c, §2, §5), probed from C built with the
+MACA compile line against the prefix."""
+import subprocess
+
+import pytest
+
+import opemu
+from conftest import ROOT, run_program
+
+CASES = {
+    "malloc_free_and_sticky_errors": {},
+    "error_names_and_strings": {},
+    "memcpy_memset_and_meminfo": {},
+    "streams_and_async_copies": {},
+    "deferred_stream_runs_at_synchronisation": {"OPEMU_STREAM": "deferred"},
+    "events": {},
+    "devices": {},
+    "mcdnn_library_and_handle": {},
+    "tensor_descriptors": {},
+    "activation_pooling_lrn_descriptors": {},
+    "unimplemented_routines_are_not_supported": {},
+}
+
+
+def maca_compile(source, output):
+    """The MACA build line: g++ app.cpp -I$MACA_PATH/include -I$MACA_PATH/include/mcr -L$MACA_PATH/lib
+    -lmcdnn -lmcruntime."""
+    home = opemu.prefix()
+    command = ["g++", str(source), "-Wall", "-o", str(output), "-I%s/include" % home, "-I%s/include/mcr" % home,
+               "-L%s/lib" % home, "-lmcdnn", "-lmcruntime"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
+    return output
+
+
+@pytest.fixture(scope="session")
+def mc_probe(build_dir):
+    return maca_compile(ROOT / "tests" / "c" / "mc_probe.cpp", build_dir / "mc_probe")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_maca_behaviour(mc_probe, case):
+    result = run_program(mc_probe, case, env=CASES[case])
+    assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
+
+
+def test_every_probe_case_is_run(mc_probe):
+    assert set(run_program(mc_probe).stdout.split()) == set(CASES)
+
+
+def test_runtime_alone_never_starts_python(mc_probe):
+    result = run_program(mc_probe, "memcpy_memset_and_meminfo", env={"OPEMU_PYTHONPATH": "/nonexistent",
+                                                                     "PYTHONHOME": "/nonexistent"})
+    assert "PASS" in result.stdout, result.stdout + result.stderr
+
+
+def test_both_runtime_header_spellings_compile(tmp_path):
+    source = tmp_path / "spellings.cpp"
+    source.write_text('#include <mcr/mc_runtime_api.h>\n#include <mc_runtime.h>\n#include <mcdnn/mcdnn.h>\n'
+                      'int main() { void *p = 0; mcError_t e = mcMalloc(&p, 4); mcFree(p); '
+                      'return e == mcSuccess && mcdnnGetVersion() == MCDNN_VERSION ? 0 : 1; }\n')
+    result = run_program(maca_compile(source, tmp_path / "spellings"))
+    assert result.returncode == 0, result.stdout + result.stderr
