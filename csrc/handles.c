@@ -98,3 +98,13 @@ int opemu_handle_is(const void *handle, int kind)
     pthread_mutex_unlock(&lock);
     return live;
 }
+
+size_t opemu_handle_count(int kind)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < capacity; i++)
+        n += slots[i].key > TOMBSTONE && slots[i].kind == kind;
+    pthread_mutex_unlock(&lock);
+    return n;
+}

@@ -16,17 +16,53 @@ typedef struct {
     aclTensor *outputs;
 } launch;
 
+/* Bytes from a tensor's data pointer to the end of its view (0 for an empty one). */
+static uint64_t span_bytes(const aclTensor *t)
+{
+    int64_t last = t->offset;
+    for (uint64_t i = 0; i < t->ndim; i++) {
+        if (t->dims[i] <= 0)
+            return 0;
+        last += (t->dims[i] - 1) * t->strides[i];
+    }
+    return (uint64_t)(last + 1) * aclDataTypeSize((aclDataType)t->dtype);
+}
+
+/* For the sanitizer: what a launch reads (inputs) and will write (outputs). */
+static void sanitize_tensors(const launch *l, int stage)
+{
+    for (uint64_t i = 0; stage == 0 && i < l->executor->n_inputs; i++)
+        if (l->inputs[i].data && span_bytes(&l->inputs[i]))
+            opemu_sanitize_access(l->inputs[i].data, span_bytes(&l->inputs[i]), 0, l->executor->op);
+    for (uint64_t i = 0; i < l->executor->n_outputs; i++) {
+        const aclTensor *t = &l->outputs[i];
+        if (t->data == NULL || span_bytes(t) == 0)
+            continue;
+        if (stage == 1)
+            opemu_sanitize_access(t->data, span_bytes(t), 1, l->executor->op);
+        else
+            opemu_sanitize_pending(t->data, stage == 2 ? +1 : -1);
+    }
+}
+
 static int run_kernel(void *payload)
 {
     launch *l = payload;
     if (opemu_python_ready(l->executor->op) != 0)
         return ACLNN_ERR_INNER;
-    return opemu_py_execute(l->executor, l->inputs, l->outputs, l->workspace);
+    if (opemu_strict())
+        sanitize_tensors(l, 0);
+    int rc = opemu_py_execute(l->executor, l->inputs, l->outputs, l->workspace);
+    if (opemu_strict() && rc == 0)
+        sanitize_tensors(l, 1);
+    return rc;
 }
 
 static void drop_launch(void *payload)
 {
     launch *l = payload;
+    if (opemu_strict())
+        sanitize_tensors(l, 3);
     opemu_executor_task_end(l->executor);
     free(l->inputs);
     free(l->outputs);
@@ -45,10 +81,14 @@ aclnnStatus opemu_aclnn_launch(const char *op, void *workspace, uint64_t workspa
 {
     if (executor == NULL)
         return opemu_fail(ACLNN_ERR_PARAM_NULLPTR, "The executor is nullptr.");
-    if (!opemu_handle_is(executor, OPEMU_KIND_EXECUTOR))
+    if (!opemu_handle_is(executor, OPEMU_KIND_EXECUTOR)) {
+        if (opemu_strict())
+            opemu_finding("executor-reuse", "%s: executor %p is not live: phase 2 ran twice without "
+                          "aclSetAclOpExecutorRepeatable, or the executor was destroyed", op, (void *)executor);
         return opemu_fail(ACLNN_ERR_PARAM_INVALID,
                           "%s: %p is not a live executor: phase 2 releases an executor unless "
                           "aclSetAclOpExecutorRepeatable was called after phase 1.", op, (void *)executor);
+    }
     if (strcmp(executor->op, op) != 0)
         return opemu_fail(ACLNN_ERR_PARAM_INVALID, "%s: the executor was created by %sGetWorkspaceSize.", op,
                           executor->op);
@@ -64,6 +104,9 @@ aclnnStatus opemu_aclnn_launch(const char *op, void *workspace, uint64_t workspa
         return opemu_fail(ACLNN_ERR_PARAM_INVALID,
                           "%s: the workspace at %p (workspaceSize %llu) cannot hold the %llu bytes phase 1 asked "
                           "for.", op, workspace, (unsigned long long)workspace_size, (unsigned long long)required);
+    if (opemu_strict() && workspace_size < required)
+        opemu_finding("short-workspace", "%s: workspaceSize %llu is smaller than the %llu bytes phase 1 asked for", op,
+                      (unsigned long long)workspace_size, (unsigned long long)required);
     int rc;
     opemu_stream *s = opemu_stream_resolve(stream, &rc);
     if (s == NULL)
@@ -75,6 +118,8 @@ aclnnStatus opemu_aclnn_launch(const char *op, void *workspace, uint64_t workspa
     l->inputs = copy_tensors(executor->inputs, executor->n_inputs);
     l->outputs = copy_tensors(executor->outputs, executor->n_outputs);
     opemu_executor_task_begin(executor);
+    if (opemu_strict())
+        sanitize_tensors(l, 2);
     executor->state = OPEMU_EXEC_LAUNCHED;
     if (!executor->repeatable)
         opemu_executor_discard(executor);

@@ -77,9 +77,11 @@ int opemu_memory_find(const void *address, opemu_allocation *out)
 int opemu_device_range_check(const void *address, uint64_t nbytes)
 {
     opemu_allocation a;
-    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE) {
+        opemu_sanitize_missing(address, "a kernel's device access");
         return opemu_fail(ACL_ERROR_RT_AICORE_EXCEPTION,
                           "device access at %p: not inside any live device allocation", address);
+    }
     uint64_t offset = (uintptr_t)address - a.start;
     if (nbytes > a.mapped - offset)
         return opemu_fail(ACL_ERROR_RT_AICORE_EXCEPTION,
@@ -113,24 +115,11 @@ static aclError device_malloc(void **devPtr, size_t size, aclrtMemMallocPolicy p
     opemu_context *ctx = opemu_current_context();
     if (ctx == NULL)
         return ACL_ERROR_RT_CONTEXT_NULL;
-    uint64_t mapped = mapped_size(size, policy, pad);
-    pthread_mutex_lock(&lock);
-    uint64_t *used = used_of(ctx->device);
-    void *p = NULL;
-    if (mapped > opemu_device_memory_bytes() - *used || posix_memalign(&p, 64, mapped) != 0)
-        p = NULL;
-    if (p == NULL) {
-        pthread_mutex_unlock(&lock);
+    if (opemu_memory_alloc(devPtr, size, mapped_size(size, policy, pad), 64, ctx->device, OPEMU_MEM_DEVICE) != 0)
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                           "%s: out of device memory: %zu bytes requested, %llu of %llu bytes in use on device %d",
-                          api, size, (unsigned long long)*used, (unsigned long long)opemu_device_memory_bytes(),
-                          ctx->device);
-    }
-    opemu_allocation a = {(uintptr_t)p, size, mapped, ctx->device, OPEMU_MEM_DEVICE};
-    table_insert(&a);
-    *used += mapped;
-    pthread_mutex_unlock(&lock);
-    *devPtr = p;
+                          api, size, (unsigned long long)opemu_memory_used(ctx->device),
+                          (unsigned long long)opemu_device_memory_bytes(), ctx->device);
     return ACL_SUCCESS;
 }
 
@@ -155,15 +144,8 @@ OPEMU_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is null");
     if (size == 0)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size must be positive");
-    uint64_t mapped = ALIGN_UP((uint64_t)size, 64);
-    void *p = NULL;
-    if (posix_memalign(&p, 64, mapped) != 0)
+    if (opemu_memory_alloc(hostPtr, size, ALIGN_UP((uint64_t)size, 64), 64, -1, OPEMU_MEM_HOST) != 0)
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: out of host memory (%zu bytes)", size);
-    opemu_allocation a = {(uintptr_t)p, size, mapped, -1, OPEMU_MEM_HOST};
-    pthread_mutex_lock(&lock);
-    table_insert(&a);
-    pthread_mutex_unlock(&lock);
-    *hostPtr = p;
     return ACL_SUCCESS;
 }
 
@@ -171,19 +153,11 @@ static aclError release(void *ptr, int kind, const char *api)
 {
     if (ptr == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: pointer is null", api);
-    pthread_mutex_lock(&lock);
-    long i = locate((uintptr_t)ptr);
-    if (i < 0 || table[i].start != (uintptr_t)ptr || table[i].kind != kind) {
-        pthread_mutex_unlock(&lock);
-        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "%s: %p was not allocated by %s or was freed already", api, ptr,
+    if (opemu_memory_free(ptr, kind) != 0) {
+        opemu_sanitize_bad_free(ptr, api);
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %p was not allocated by %s or was freed already", api, ptr,
                           kind == OPEMU_MEM_DEVICE ? "aclrtMalloc" : "aclrtMallocHost");
     }
-    if (kind == OPEMU_MEM_DEVICE)
-        *used_of(table[i].device) -= table[i].mapped;
-    table_remove((size_t)i);
-    pthread_mutex_unlock(&lock);
-    free(ptr);
     return ACL_SUCCESS;
 }
 
@@ -196,7 +170,8 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
         pthread_mutex_unlock(&lock);
         return -1;
     }
-    opemu_allocation a = {(uintptr_t)p, size, mapped, device, kind};
+    opemu_allocation a = {(uintptr_t)p, size, mapped, device, kind, NULL};
+    opemu_sanitize_alloc(&a);
     table_insert(&a);
     if (used)
         *used += mapped;
@@ -215,6 +190,7 @@ int opemu_memory_free(void *ptr, int kind)
     }
     if (kind == OPEMU_MEM_DEVICE)
         *used_of(table[i].device) -= table[i].mapped;
+    opemu_sanitize_free(&table[i]);
     table_remove((size_t)i);
     pthread_mutex_unlock(&lock);
     free(ptr);
@@ -233,11 +209,20 @@ OPEMU_EXPORT aclError aclrtFree(void *devPtr) { return release(devPtr, OPEMU_MEM
 OPEMU_EXPORT aclError aclrtFreeHost(void *hostPtr) { return release(hostPtr, OPEMU_MEM_HOST, "aclrtFreeHost"); }
 
 /* aclrtResetDevice gives back everything the device held, as the driver does. */
+void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < count; i++)
+        fn(&table[i], context);
+    pthread_mutex_unlock(&lock);
+}
+
 void opemu_memory_release_device(int32_t device)
 {
     pthread_mutex_lock(&lock);
     for (size_t i = count; i-- > 0;) {
         if (table[i].kind == OPEMU_MEM_DEVICE && table[i].device == device) {
+            opemu_sanitize_free(&table[i]);
             free((void *)table[i].start);
             table_remove(i);
         }
@@ -270,14 +255,17 @@ typedef struct {
     size_t count;
     int value;
     int is_set;
+    int synchronous; /* the host waits for it: reading data a stream has yet to write is a bug */
 } transfer;
 
 /* Where a side of a copy must be device memory, the whole range must lie in one allocation. */
 static int device_side(const void *address, size_t count, const char *api, const char *side)
 {
     opemu_allocation a;
-    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE) {
+        opemu_sanitize_missing(address, side);
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p is not device memory", api, side, address);
+    }
     if (count > a.mapped - ((uintptr_t)address - a.start))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "%s: %zu bytes at %s %p run past the end of its device allocation (%llu bytes from %p)",
@@ -294,11 +282,23 @@ static int is_device(const void *address)
 static int run_transfer(void *payload)
 {
     transfer *t = payload;
+    if (opemu_strict()) {
+        if (!t->is_set && t->dst != t->src && is_device(t->src))
+            opemu_sanitize_access(t->src, t->count, t->synchronous ? 2 : 0, "the copy's source");
+        opemu_sanitize_access(t->dst, t->count, 1, t->is_set ? "the memset's destination" : "the copy's destination");
+    }
     if (t->is_set)
         memset(t->dst, t->value, t->count);
     else if (t->dst != t->src)
         memmove(t->dst, t->src, t->count);
     return ACL_SUCCESS;
+}
+
+static void drop_transfer(void *payload)
+{
+    transfer *t = payload;
+    opemu_sanitize_pending(t->dst, -1);
+    free(t);
 }
 
 static aclError check_copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
@@ -313,6 +313,16 @@ static aclError check_copy(void *dst, size_t destMax, const void *src, size_t co
     if (kind == ACL_MEMCPY_DEFAULT) /* the direction follows the pointers */
         kind = is_device(src) ? (is_device(dst) ? ACL_MEMCPY_DEVICE_TO_DEVICE : ACL_MEMCPY_DEVICE_TO_HOST)
                               : (is_device(dst) ? ACL_MEMCPY_HOST_TO_DEVICE : ACL_MEMCPY_HOST_TO_HOST);
+    if (opemu_strict()) {
+        /* a side the kind calls host memory that is in fact device memory (the reverse is an error) */
+        int src_is_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+        int dst_is_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
+                            kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+        if ((!src_is_device && is_device(src)) || (!dst_is_device && is_device(dst)))
+            opemu_finding("memcpy-kind", "%s: kind %d does not match the pointers: src %p is %s memory, dst %p is %s "
+                          "memory", api, (int)kind, src, is_device(src) ? "device" : "host", dst,
+                          is_device(dst) ? "device" : "host");
+    }
     int dst_on_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
                         kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
     int src_on_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
@@ -331,7 +341,7 @@ OPEMU_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, si
     int rc = check_copy(dst, destMax, src, count, kind, "aclrtMemcpy");
     if (rc)
         return rc;
-    transfer t = {dst, src, count, 0, 0};
+    transfer t = {dst, src, count, 0, 0, 1};
     return run_transfer(&t);
 }
 
@@ -343,7 +353,8 @@ static aclError submit_transfer(transfer *t, aclrtStream stream)
         return rc;
     transfer *copy = malloc(sizeof *copy);
     *copy = *t;
-    return opemu_stream_submit(s, run_transfer, free, copy);
+    opemu_sanitize_pending(copy->dst, +1);
+    return opemu_stream_submit(s, run_transfer, drop_transfer, copy);
 }
 
 OPEMU_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
@@ -356,7 +367,7 @@ OPEMU_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *sr
     int rc = check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync");
     if (rc)
         return rc;
-    transfer t = {dst, src, count, 0, 0};
+    transfer t = {dst, src, count, 0, 0, 0};
     return submit_transfer(&t, stream);
 }
 
@@ -379,7 +390,7 @@ OPEMU_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, 
     int rc = check_set(devPtr, maxCount, count, "aclrtMemset");
     if (rc)
         return rc;
-    transfer t = {devPtr, NULL, count, (int)(uint8_t)value, 1};
+    transfer t = {devPtr, NULL, count, (int)(uint8_t)value, 1, 1};
     return run_transfer(&t);
 }
 
@@ -392,7 +403,7 @@ OPEMU_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t va
     int rc = check_set(devPtr, maxCount, count, "aclrtMemsetAsync");
     if (rc)
         return rc;
-    transfer t = {devPtr, NULL, count, (int)(uint8_t)value, 1};
+    transfer t = {devPtr, NULL, count, (int)(uint8_t)value, 1, 0};
     return submit_transfer(&t, stream);
 }
 

@@ -157,6 +157,8 @@ opemu_stream *opemu_stream_resolve(aclrtStream stream, int *error)
         return ctx ? ctx->default_stream : NULL;
     }
     if (!opemu_handle_is(stream, OPEMU_KIND_STREAM)) {
+        if (opemu_strict())
+            opemu_finding("invalid-handle", "%p is not a live stream (destroyed or never created)", stream);
         *error = opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not a live stream (destroyed or never created)", stream);
         return NULL;
     }

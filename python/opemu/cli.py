@@ -8,6 +8,7 @@
   opemu info                   version, library names, implemented entry points
   opemu support [--write F | --check F]   the support matrix (docs/SUPPORT.md)
   opemu trace summarize FILE   counts, failures and time per entry point of an OPEMU_TRACE file
+  opemu check -- CMD [ARGS]    run a program under the sanitizer; list what it finds
 """
 import argparse
 import hashlib
@@ -138,6 +139,25 @@ def command_support(args):
     return 0
 
 
+def command_check(args):
+    """Runs the program with the sanitizer on and deferred streams; non-zero when it found anything."""
+    import tempfile
+    if not args.command:
+        sys.exit("opemu check: give a command after --")
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "findings"
+        env = run_environment()
+        env.update(OPEMU_STRICT="1", OPEMU_STREAM="deferred", OPEMU_CHECK_REPORT=str(report))
+        status = subprocess.call(args.command, env=env)
+        findings = report.read_text().splitlines() if report.exists() else []
+    for line in findings:
+        print(line)
+    kinds = sorted({line.split("]")[0].split("[")[-1] for line in findings})
+    print("opemu check: %d finding(s)%s; the program exited with %d"
+          % (len(findings), " (%s)" % ", ".join(kinds) if kinds else "", status))
+    return 1 if findings else status
+
+
 def command_trace(args):
     from opemu import trace
     print(trace.render(trace.summarize(args.file)))
@@ -166,6 +186,9 @@ def main(argv=None):
     support.add_argument("--write")
     support.add_argument("--check")
     support.set_defaults(func=command_support)
+    check = sub.add_parser("check")
+    check.add_argument("command", nargs=argparse.REMAINDER)
+    check.set_defaults(func=command_check)
     trace = sub.add_parser("trace").add_subparsers(dest="trace_command", required=True).add_parser("summarize")
     trace.add_argument("file")
     trace.set_defaults(func=command_trace)
