@@ -62,3 +62,28 @@ def test_both_runtime_header_spellings_compile(tmp_path):
                       'return e == mcSuccess && mcdnnGetVersion() == MCDNN_VERSION ? 0 : 1; }\n')
     result = run_program(maca_compile(source, tmp_path / "spellings"))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+SAMPLES = {  # sample: a line its output must hold
+    "activation.cpp": "x[ 4] =  2.00  relu =  2.00  grad =  1.0",
+    "softmax.cpp": "n=0  sum of softmax = 1.000000",
+    "pooling.cpp": "max pooled y:",
+    "lrn.cpp": "c=0 w=0  x = -2.50  lrn = -1.395872",
+    "divisive_normalization.cpp": "(1,1)  x =   5  y = +0.000000",
+}
+
+
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_sample_builds_with_the_maca_line_and_runs(build_dir, sample):
+    executable = maca_compile(ROOT / "samples" / "mcdnn" / sample, build_dir / sample.replace(".cpp", ""))
+    result = run_program(executable)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert SAMPLES[sample] in result.stdout, result.stdout
+
+
+def test_pooling_sample_routes_each_gradient_to_its_windows_max(build_dir):
+    result = run_program(maca_compile(ROOT / "samples" / "mcdnn" / "pooling.cpp", build_dir / "pooling_sample"))
+    lines = result.stdout.splitlines()
+    dx = lines[lines.index("dx (dy = 1 routed to each window's max):") + 1:]
+    assert [row.split() for row in dx] == [["0", "0", "1", "0"], ["1", "0", "0", "0"], ["0", "1", "0", "1"],
+                                           ["0", "0", "0", "0"]]
