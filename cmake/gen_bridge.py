@@ -163,6 +163,42 @@ def pointer_typedefs(ast):
 
 
 POINTER_TYPEDEFS = set()
+INTEGERS = {"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64", "uint8_t": "u8", "uint16_t": "u16",
+            "uint32_t": "u32", "uint64_t": "u64", "size_t": "u64", "int": "i32", "unsigned int": "u32",
+            "char": "i8", "long": "i64", "unsigned long": "u64", "_Bool": "bool", "bool": "bool", "float": "f32",
+            "double": "f64"}
+
+
+def abi_class(node, typedefs):
+    """How a caller passes one parameter: handle | data | string | function | i8…u64 | bool | f32 | f64.
+    A handle is an opaque object pointer (aclTensor *, aclrtStream, mcdnnHandle_t …): the only
+    pointers a caller may replace with garbage and still expect an error instead of a crash."""
+    if isinstance(node, c_ast.PtrDecl):
+        inner = node.type
+        if isinstance(inner, c_ast.FuncDecl):
+            return "function"
+        if isinstance(inner, c_ast.TypeDecl) and isinstance(inner.type, c_ast.IdentifierType):
+            name = " ".join(inner.type.names)
+            if name == "char":
+                return "string"
+            target = typedefs.get(name)
+            if (isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.Struct)
+                    and target.type.decls is None):
+                return "handle"
+        return "data"
+    if isinstance(node, c_ast.TypeDecl):
+        if isinstance(node.type, c_ast.Enum):
+            return "i32"
+        if isinstance(node.type, c_ast.IdentifierType):
+            name = " ".join(node.type.names)
+            if name in INTEGERS:
+                return INTEGERS[name]
+            target = typedefs.get(name)
+            if isinstance(target, c_ast.PtrDecl):
+                return "function" if isinstance(target.type, c_ast.FuncDecl) else "handle"
+            if target is not None:
+                return abi_class(target, typedefs)
+    return "data"
 
 
 def trace_argument(name, ctype):
@@ -264,6 +300,7 @@ def main():
     owner = header_of_each_function(args.cc, args.include, args.csrc, headers, parser)
     functions = read_functions(public_ast, owner)
     POINTER_TYPEDEFS.update(pointer_typedefs(public_ast))
+    typedefs = {node.name: node.type for node in public_ast.ext if isinstance(node, c_ast.Typedef)}
     in_c = defined_symbols(args.objects)
     routed = [fn for name, fn in sorted(functions.items()) if name not in in_c]
     variadic = [fn.name for fn in routed if fn.variadic]
@@ -283,6 +320,9 @@ def main():
             "family": fn.family(),
             "returns": fn.returns,
             "params": fn.params,
+            "abi": [abi_class(p.type, typedefs) for p in (fn.decl.type.args.params if fn.decl.type.args else [])
+                    if not isinstance(p, c_ast.EllipsisParam) and fn.params],
+            "returns_abi": abi_class(fn.decl.type.type, typedefs),
             "implemented_in": "c" if name in in_c else ("launch" if is_phase2(fn, functions) else "python"),
             "failure": fn.failure_value(),
         }

@@ -12,7 +12,7 @@ import traceback
 
 from opemu import bridge_mcdnn, ops
 from opemu.core import checks, device, status
-from opemu.core.headers import constants
+from opemu.core.headers import enum
 from opemu.core.op import OPS, Args, soc
 from opemu.core.tensor import TensorDesc
 
@@ -21,14 +21,17 @@ _plan_ids = itertools.count(1)
 _PHASE1_SUFFIX = "GetWorkspaceSize"
 
 
-def _not_supported_status(family):
-    if family == "aclnn":
+def _not_supported_status(returns):
+    """The "not supported" status of the status type an entry point returns."""
+    if returns == "aclnnStatus":
         return status.ACLNN["ACLNN_ERR_RUNTIME_ERROR"]
-    if family == "acl":
+    if returns == "aclError":
         return status.ACL["ACL_ERROR_API_NOT_SUPPORT"]
-    if family == "mcdnn":
-        return constants("mcdnn/mcdnn_ops_infer.h").get("MCDNN_STATUS_NOT_SUPPORTED", 9)
-    return constants("mcr/mc_runtime_api.h").get("mcErrorNotSupported", 801)
+    if returns == "mcdnnStatus_t":
+        return enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")["MCDNN_STATUS_NOT_SUPPORTED"]
+    if returns == "mcError_t":
+        return enum("mcr/mc_runtime_api.h", "mcError_t")["mcErrorNotSupported"]
+    return 0
 
 
 def _report(lib, code, message):
@@ -150,7 +153,7 @@ class _Phase1:
 
 
 def _not_supported(lib, name, meta):
-    code = _not_supported_status(meta["family"])
+    code = _not_supported_status(meta["returns"])
     value = None if meta["failure"] in (None, "NULL") else code
 
     def entry(*_):
