@@ -724,3 +724,18 @@ def test_work_runs_on_the_handles_stream(handle, monkeypatch):
     finally:
         assert call("mcdnnSetStream", handle, None) == 0
         lib().mcStreamDestroy(stream)
+
+
+@pytest.mark.parametrize("nan_opt", [0, 1], ids=["not-propagate", "propagate"])
+def test_max_pooling_nan_propagation_forward_and_backward(handle, nan_opt):
+    x = np.array([[1.0, np.nan], [3.0, 2.0]], np.float32).reshape(1, 1, 2, 2)
+    pool = make_pooling(0, (2, 2), (0, 0), (2, 2), nan=nan_opt)
+    xd, yd = Desc(FLOAT, x.shape), Desc(FLOAT, (1, 1, 1, 1))
+    X, Y, DY, DX = DeviceTensor(xd, x), DeviceTensor(yd), DeviceTensor(yd, [[[[np.inf]]]]), DeviceTensor(xd)
+    assert call("mcdnnPoolingForward", handle, pool, scale(1, FLOAT), xd.handle, X.address, scale(0, FLOAT), yd.handle,
+                Y.address) == 0
+    assert (np.isnan(Y.read()).all() if nan_opt else Y.read().item() == 3.0)
+    assert call("mcdnnPoolingBackward", handle, pool, scale(1, FLOAT), yd.handle, Y.address, yd.handle, DY.address,
+                xd.handle, X.address, scale(0, FLOAT), xd.handle, DX.address) == 0
+    expected = [0, np.inf, 0, 0] if nan_opt else [0, 0, np.inf, 0]  # an infinite dy stays where it belongs
+    np.testing.assert_array_equal(DX.read().ravel(), expected)

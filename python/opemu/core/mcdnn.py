@@ -123,14 +123,59 @@ def write(out, result, alpha, beta):
     out[...] = result
 
 
+BLOCK = 1 << 15  # elements per block of an element-wise kernel: its temporaries stay in cache
+
+
+def flat_views(arrays):
+    """1-D views of arrays that share shape and strides and together cover one dense block of memory
+    (NCHW, NHWC or any permutation), else None."""
+    first = arrays[0]
+    if any(a.shape != first.shape or a.strides != first.strides for a in arrays[1:]):
+        return None
+    order = sorted(range(first.ndim), key=lambda i: -abs(first.strides[i]))
+    flat = []
+    for a in arrays:
+        t = a.transpose(order)
+        if not t.flags.c_contiguous:
+            return None
+        flat.append(t.reshape(-1))
+    return flat
+
+
+def elementwise(p, inputs, output, fn, ct, alpha, beta):
+    """p[output] = alpha*fn(*inputs in the compute type) + beta*p[output], block by block when the
+    tensors share a dense layout (each block's temporaries stay in cache), else in one go."""
+    arrays = [p[k] for k in inputs] + [p[output]]
+    flat = flat_views(arrays)
+    if flat is None:
+        write(p[output], fn(*[as_compute(p[k], ct) for k in inputs]), alpha, beta)
+        return
+    *ins, out = flat
+    for lo in range(0, out.size, BLOCK):
+        hi = lo + BLOCK
+        write(out[lo:hi], fn(*[as_compute(a[lo:hi], ct) for a in ins]), alpha, beta)
+
+
+def row_blocks(shape):
+    """Index tuples that cut each image into blocks of whole rows of the first spatial dimension
+    (every channel), about BLOCK elements each: a channel reduction stays inside a block."""
+    per_row = int(np.prod(shape[1:2] + shape[3:]))
+    rows = shape[2] if len(shape) > 2 else 1
+    step = max(1, BLOCK // max(per_row, 1))
+    for n in range(shape[0]):
+        for lo in range(0, rows, step):
+            yield (n, slice(None), slice(lo, lo + step)) if len(shape) > 2 else (slice(n, n + 1),)
+
+
 _pool = None
+_workers = max(1, os.cpu_count() or 1)
 _PARALLEL_MIN = 1 << 17
 
 
 def _executor():
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="opemu-mcdnn")
+        _pool = ThreadPoolExecutor(max_workers=_workers, thread_name_prefix="opemu-mcdnn")
     return _pool
 
 
@@ -143,7 +188,7 @@ def by_batch(views, fn, batch=None):
     if batch is None:
         batch = max((a.shape[0] for a in arrays.values() if a.ndim), default=1)
     total = max((a.size for a in arrays.values()), default=0)
-    workers = min(batch, os.cpu_count() or 1)
+    workers = min(batch, _workers)
     if workers <= 1 or total < _PARALLEL_MIN:
         fn(views)
         return

@@ -41,11 +41,18 @@ def forward(desc, x):
 def backward(desc, y, dy, x):
     mode = desc.mode
     if mode == M["MCDNN_ACTIVATION_SIGMOID"]:
-        return dy * y * (1 - y)
+        g = 1 - y
+        g *= y
+        g *= dy
+        return g
     if mode == M["MCDNN_ACTIVATION_RELU"]:
-        return np.where(x > 0, dy, dy.dtype.type(0))
+        g = dy * (x > 0)  # exact unless dy holds an Inf or a NaN where x <= 0
+        return g if np.isfinite(np.sum(g)) else np.where(x > 0, dy, dy.dtype.type(0))
     if mode == M["MCDNN_ACTIVATION_TANH"]:
-        return dy * (1 - y * y)
+        g = y * y
+        np.subtract(1, g, out=g)
+        g *= dy
+        return g
     if mode == M["MCDNN_ACTIVATION_CLIPPED_RELU"]:
         return np.where((x > 0) & (x < x.dtype.type(desc.coef)), dy, dy.dtype.type(0))
     if mode == M["MCDNN_ACTIVATION_ELU"]:
@@ -77,7 +84,7 @@ class ActivationForward(mcdnn.McdnnOp):
         ct = a.xDesc.compute_dtype
 
         def run(p):
-            mcdnn.write(p["y"], forward(a.activationDesc, mcdnn.as_compute(p["x"], ct)), a.alpha_value, a.beta_value)
+            mcdnn.elementwise(p, ("x",), "y", lambda x: forward(a.activationDesc, x), ct, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)
 
 
@@ -103,14 +110,8 @@ class ActivationBackward(mcdnn.McdnnOp):
     def compute(self, a, v):
         ct = a.xDesc.compute_dtype
         desc = a.activationDesc
-        fast = (ct == np.float32 and a.dxDesc.dtype == ct and a.alpha_value == 1 and a.beta_value == 0
-                and desc.mode == M["MCDNN_ACTIVATION_RELU"])
 
         def run(p):
-            if fast:  # straight into dx: dy * (x > 0) is exact unless dy holds an Inf or NaN
-                np.multiply(p["dy"], p["x"] > 0, out=p["dx"])
-                if np.isfinite(np.sum(p["dx"])):
-                    return
-            y, dy, x = (mcdnn.as_compute(p[k], ct) for k in ("y", "dy", "x"))
-            mcdnn.write(p["dx"], backward(desc, y, dy, x), a.alpha_value, a.beta_value)
+            mcdnn.elementwise(p, ("y", "dy", "x"), "dx", lambda y, dy, x: backward(desc, y, dy, x), ct,
+                              a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)

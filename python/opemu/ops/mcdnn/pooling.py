@@ -129,22 +129,26 @@ def forward(pool, geometry, x, ct):
 def backward(pool, geometry, y, dy, x, dx_shape, ct):
     gradient = np.zeros(dx_shape[:2] + tuple(d[5] for d in geometry.dims), ct)
     if pool.mode in _MAX_MODES:
+        # padding holds NaN, which equals nothing; once a window's max is found its y becomes NaN too,
+        # so later elements of the window that tie with it get nothing
         xp = geometry.padded(x, np.nan, ct)
-        found = np.zeros(dy.shape, bool)
-        nan_max = np.isnan(y) if pool.nan else None
-        if nan_max is not None and not nan_max.any():
-            nan_max = None
-        for offset, window in geometry.offsets():
-            part = xp[window]
-            hit = part == y
-            if nan_max is not None:
-                hit |= np.isnan(part) & nan_max
-            valid = geometry.valid(offset)
-            if valid is not None:
-                hit &= valid
-            hit &= ~found
-            found |= hit
-            gradient[window] += np.where(hit, dy, 0)
+        pending = np.array(y, dtype=ct)
+        nan_max = np.isnan(pending) if pool.nan else None
+        if nan_max is not None and nan_max.any():  # MCDNN_PROPAGATE_NAN: a NaN max sits at the first NaN
+            inside = np.zeros(xp.shape, bool)
+            inside[geometry.inner()] = True
+            for _, window in geometry.offsets():
+                hit = np.isnan(xp[window]) & inside[window] & nan_max
+                np.add(gradient[window], dy, out=gradient[window], where=hit)
+                nan_max &= ~hit
+        finite = np.isfinite(np.sum(dy))  # then dy * hit is exact, and faster than a masked add
+        for _, window in geometry.offsets():
+            hit = xp[window] == pending
+            if finite:
+                gradient[window] += dy * hit
+            else:
+                np.add(gradient[window], dy, out=gradient[window], where=hit)
+            np.putmask(pending, hit, np.nan)
     else:
         counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], ct)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -208,8 +212,10 @@ class PoolingBackward(mcdnn.McdnnOp):
         geometry = _Geometry(a.poolingDesc, a.dxDesc.shape, a.dyDesc.shape)
 
         def run(p):
-            y = None if p["y"] is None else mcdnn.as_compute(p["y"], ct)
-            dy = mcdnn.as_compute(p["dy"], ct)
-            g = backward(a.poolingDesc, geometry, y, dy, p["x"], p["dx"].shape, ct)
-            mcdnn.write(p["dx"], g, a.alpha_value, a.beta_value)
+            for n in range(p["dy"].shape[0]):  # image by image: the window passes stay in cache
+                image = {k: None if a is None else a[n:n + 1] for k, a in p.items()}
+                y = None if image["y"] is None else mcdnn.as_compute(image["y"], ct)
+                g = backward(a.poolingDesc, geometry, y, mcdnn.as_compute(image["dy"], ct), image["x"],
+                             image["dx"].shape, ct)
+                mcdnn.write(image["dx"], g, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)

@@ -97,9 +97,28 @@ class SoftmaxBackward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         ct = a.yDesc.compute_dtype
-        axes = _axes(a.mode, a.yDesc.ndim)
+        log = a.algo == ALGO["MCDNN_SOFTMAX_LOG"]
 
-        def run(p):
-            g = backward(a.algo, axes, mcdnn.as_compute(p["y"], ct), mcdnn.as_compute(p["dy"], ct))
-            mcdnn.write(p["dx"], g, a.alpha_value, a.beta_value)
-        mcdnn.by_batch(v, run)
+        def channel(p):  # blocks of whole rows keep each channel sum and its temporaries in cache
+            for index in mcdnn.row_blocks(p["y"].shape):
+                y, dy = mcdnn.as_compute(p["y"][index], ct), mcdnn.as_compute(p["dy"][index], ct)
+                mcdnn.write(p["dx"][index], backward(a.algo, (0,), y, dy), a.alpha_value, a.beta_value)
+
+        def instance(p):  # per image: the sum in a first pass over blocks, then the gradient block by block
+            for n in range(p["y"].shape[0]):
+                blocks = [(slice(n, n + 1),) + index[1:] for index in mcdnn.row_blocks(p["y"][n:n + 1].shape)]
+                total = ct.type(0)
+                for index in blocks:
+                    dy = mcdnn.as_compute(p["dy"][index], ct)
+                    total += dy.sum(dtype=ct) if log else np.vdot(dy, mcdnn.as_compute(p["y"][index], ct))
+                for index in blocks:
+                    y, dy = mcdnn.as_compute(p["y"][index], ct), mcdnn.as_compute(p["dy"][index], ct)
+                    if log:
+                        g = np.exp(y)
+                        g *= total
+                        np.subtract(dy, g, out=g)
+                    else:
+                        g = dy - total
+                        g *= y
+                    mcdnn.write(p["dx"][index], g, a.alpha_value, a.beta_value)
+        mcdnn.by_batch(v, channel if a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"] else instance)
