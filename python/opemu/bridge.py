@@ -81,11 +81,11 @@ class _Phase1:
                           for set_input, names in ((lib.opemu_executor_set_input, op.inputs),
                                                    (lib.opemu_executor_set_output, op.outputs))
                           for i, name in enumerate(names)]
-        self.summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)
         self.cache = {}
 
     def _signature(self, cargs):
-        ffi, lib, summary = self.ffi, self.lib, self.summary
+        ffi, lib = self.ffi, self.lib
+        summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)  # per call: cffi lets other threads run during C calls
         parts = [soc()]
         for name, kind, value in zip(self.names, self.kinds, cargs):
             if kind == "value":
