@@ -8,7 +8,7 @@ import ctypes
 import ml_dtypes
 import numpy as np
 
-import opemu
+import conftest
 
 _lib = None
 c_void_p, c_int, c_double, c_float, c_size_t = ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_float, ctypes.c_size_t
@@ -25,7 +25,7 @@ FLOAT_TYPES = [FLOAT, DOUBLE, HALF, BFLOAT16]
 def lib():
     global _lib
     if _lib is None:
-        _lib = ctypes.CDLL(str(opemu.prefix() / "lib" / "libmcdnn.so"), mode=ctypes.RTLD_GLOBAL)
+        _lib = ctypes.CDLL(str(conftest.toolkit() / "lib" / "libmcdnn.so"), mode=ctypes.RTLD_GLOBAL)
         _lib.aclGetRecentErrMsg.restype = ctypes.c_char_p
         for name in ("mcGetErrorString", "mcGetErrorName", "mcdnnGetErrorString"):
             getattr(_lib, name).restype = ctypes.c_char_p
@@ -92,7 +92,15 @@ class Desc:
         return sum((d - 1) * s for d, s in zip(self.dims, self.strides)) + 1
 
     def destroy(self):
-        lib().mcdnnDestroyTensorDescriptor(self.handle)
+        if self.handle is not None:
+            lib().mcdnnDestroyTensorDescriptor(self.handle)
+            self.handle = None
+
+    def __del__(self):
+        try:
+            self.destroy()
+        except Exception:  # interpreter shutdown
+            pass
 
 
 class DeviceTensor:
@@ -124,7 +132,15 @@ class DeviceTensor:
         return np.array(self.view(self.storage()))
 
     def free(self):
-        lib().mcFree(self.address)
+        if self.address is not None:
+            lib().mcFree(self.address)
+            self.address = None
+
+    def __del__(self):  # tests leave no device memory behind for later tests to stumble on
+        try:
+            self.free()
+        except Exception:  # interpreter shutdown
+            pass
 
 
 def scale(value, code):

@@ -533,8 +533,9 @@ def test_forward_statuses(handle):
                 Y.address) == BAD_PARAM
     # a destroyed descriptor and a foreign pointer are BAD_PARAM, not a crash
     dead = Desc(FLOAT, (1, 2, 3, 4))
+    stale = c_void_p(dead.handle.value)
     dead.destroy()
-    assert activation(dead, d4) == BAD_PARAM
+    assert call("mcdnnActivationForward", handle, act, one, stale, X.address, zero, d4.handle, Y.address) == BAD_PARAM
     assert call("mcdnnActivationForward", handle, X.address, one, d4.handle, X.address, zero, d4.handle,
                 Y.address) == BAD_PARAM
     never_set = c_void_p()
