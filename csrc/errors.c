@@ -47,10 +47,11 @@ static void log_line(int level, const char *module, const char *func, const char
     struct tm tm;
     localtime_r(&tv.tv_sec, &tm);
     const char *base = file ? strrchr(file, '/') : NULL;
-    printf("[%s] %s(%d,%s):%04d-%02d-%02d-%02d:%02d:%02d.%03ld.%03ld [%s:%u]%ld %s:%s\n", names[level], module,
+    printf("[%s] %s(%d,%s):%04d-%02d-%02d-%02d:%02d:%02d.%03ld.%03ld [%s:%u]%ld %s%s%s\n", names[level], module,
            (int)getpid(), program_invocation_short_name, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
            tm.tm_hour, tm.tm_min, tm.tm_sec, (long)(tv.tv_usec / 1000), (long)(tv.tv_usec % 1000),
-           base ? base + 1 : (file ? file : "opemu"), line, (long)syscall(SYS_gettid), func ? func : "", message);
+           base ? base + 1 : (file ? file : "opemu"), line, (long)syscall(SYS_gettid), func ? func : "",
+           func ? ":" : "", message);
     fflush(stdout);
 }
 

@@ -7,7 +7,7 @@ import ctypes
 
 import numpy as np
 
-import opemu
+import conftest
 from opemu.core import dtypes
 
 _lib = None
@@ -16,7 +16,7 @@ _lib = None
 def lib():
     global _lib
     if _lib is None:
-        _lib = ctypes.CDLL(str(opemu.prefix() / "lib64" / "libascendcl.so"), mode=ctypes.RTLD_GLOBAL)
+        _lib = ctypes.CDLL(str(conftest.toolkit() / "lib64" / "libascendcl.so"), mode=ctypes.RTLD_GLOBAL)
         _lib.aclGetRecentErrMsg.restype = ctypes.c_char_p
         _lib.aclCreateTensor.restype = ctypes.c_void_p
         _lib.aclCreateTensor.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_uint64, ctypes.c_int,

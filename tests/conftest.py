@@ -8,11 +8,20 @@ import opemu
 from opemu import cli
 
 ROOT = Path(__file__).resolve().parents[1]
+# Portable conformance: the C-level tests can build and run against another implementation of the
+# same ABI, e.g. a real toolkit, given its prefix. Tests of opemu's own switches are then skipped.
+TARGET = os.environ.get("OPEMU_TARGET_PREFIX")
+opemu_only = pytest.mark.skipif(TARGET is not None, reason="exercises opemu's own switches or tools")
+
+
+def toolkit():
+    """The prefix the C-level tests build against: OPEMU_TARGET_PREFIX, or opemu's."""
+    return Path(TARGET) if TARGET else opemu.prefix()
 
 
 def ops_nn_compile(source, output):
-    """The ops-nn example runner's g++ line (reference §6), against opemu's prefix."""
-    home = opemu.prefix()
+    """The ops-nn example runner's g++ line (reference §6), against the toolkit under test."""
+    home = toolkit()
     command = ["g++", str(source), "-Wall", "-o", str(output),
                "-I", "%s/include" % home, "-I", "%s/include/aclnnop" % home, "-I", "%s/include/aclnn" % home,
                "-L", "%s/lib64" % home, "-lopapi_nn", "-lopapi_math", "-lascendcl", "-lnnopbase", "-lpthread", "-ldl"]
@@ -23,8 +32,10 @@ def ops_nn_compile(source, output):
 
 
 def run_program(executable, *args, env=None, timeout=300):
+    if TARGET and any(key.startswith("OPEMU_") for key in env or {}):
+        pytest.skip("uses opemu's own switches")
     environment = dict(os.environ)
-    environment.update(cli.environment())
+    environment.update(cli.environment(toolkit()))
     environment.update(env or {})
     return subprocess.run([str(executable), *args], capture_output=True, text=True, env=environment, timeout=timeout)
 

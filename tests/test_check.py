@@ -5,7 +5,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT, ops_nn_compile, run_program
+from conftest import ROOT, ops_nn_compile, run_program, opemu_only
+
+pytestmark = [opemu_only]
 
 KINDS = ["use-after-free", "double-free", "invalid-free", "memcpy-kind", "out-of-bounds", "uninitialized-read",
          "unsynchronized-read", "executor-reuse", "invalid-handle", "leak"]

@@ -3,7 +3,9 @@ import subprocess
 import sys
 
 import opemu
-from conftest import ROOT
+from conftest import ROOT, opemu_only
+
+pytestmark = [opemu_only]
 
 
 def opemu_cli(*args, **kwargs):

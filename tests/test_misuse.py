@@ -16,6 +16,10 @@ from opemu import support
 from opemu.core.headers import enum
 from opemu.core.status import ACL, ACLNN
 
+from conftest import opemu_only
+
+pytestmark = [opemu_only]
+
 DRIVER = Path(__file__).with_name("misuse_driver.py")
 EXAMPLES = int(os.environ.get("OPEMU_MISUSE_EXAMPLES", "2"))
 SEED = int(os.environ.get("OPEMU_MISUSE_SEED", "20261122"))

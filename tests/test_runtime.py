@@ -1,4 +1,6 @@
 """AscendCL runtime and aclnn object behaviours (reference §2.8, §3.5, §7), probed from C."""
+import re
+
 import pytest
 
 from conftest import run_program
@@ -32,6 +34,7 @@ CASES = {
     "repeatable_executor_runs_again_with_new_addresses": {},
     "phase_one_rejects_dead_and_foreign_tensors": {},
     "no_operator_never_starts_python": {},
+    "app_log": {},
 }
 
 
@@ -61,3 +64,22 @@ def test_device_count_is_configurable(probe):
 def test_deferred_stream_defers_operators_too(probe):
     result = run_program(probe, "phase_two_releases_the_executor", env={"OPEMU_STREAM": "deferred"})
     assert "PASS" in result.stdout, result.stdout + result.stderr
+
+
+LOG_LINE = re.compile(r"^\[(DEBUG|INFO|WARNING|ERROR)\] (APP|ASCENDCL)\(\d+,runtime_probe\):"
+                      r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3} \[[^\]]+:\d+\]\d+ ")
+
+
+@pytest.mark.parametrize("level,expected", [("1", ["INFO", "ERROR", "ERROR"]), ("3", ["ERROR", "ERROR"]), ("4", [])])
+def test_log_lines_follow_the_vendor_format_and_level(probe, level, expected):
+    result = run_program(probe, "app_log", env={"ASCEND_SLOG_PRINT_TO_STDOUT": "1", "ASCEND_GLOBAL_LOG_LEVEL": level})
+    lines = [line for line in result.stdout.splitlines() if line.startswith("[")]
+    assert all(LOG_LINE.match(line) for line in lines), lines
+    assert [line[1:line.index("]")] for line in lines] == expected
+    if expected:
+        assert 'app_log' not in lines[0] or '"info from the app 1"' in lines[0]
+
+
+def test_logs_stay_off_stdout_by_default(probe):
+    result = run_program(probe, "app_log", env={"ASCEND_GLOBAL_LOG_LEVEL": "0"})
+    assert not [line for line in result.stdout.splitlines() if line.startswith("[")]

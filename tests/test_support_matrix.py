@@ -1,6 +1,8 @@
 """docs/SUPPORT.md is generated from the headers and the operator registry and must be current."""
 from opemu import support
-from conftest import ROOT
+from conftest import ROOT, opemu_only
+
+pytestmark = [opemu_only]
 
 
 def test_support_matrix_is_current():

@@ -3,7 +3,9 @@ import json
 import subprocess
 import sys
 
-from conftest import run_program
+from conftest import run_program, opemu_only
+
+pytestmark = [opemu_only]
 
 
 def test_trace_records_every_call_with_tensor_shapes(embedding_sample, tmp_path):

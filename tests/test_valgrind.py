@@ -10,10 +10,11 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import ROOT, run_program
+from conftest import ROOT, run_program, opemu_only
 from opemu import cli
 
-pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+
+pytestmark = [opemu_only, pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")]
 MEMORY_ERRORS = {"InvalidRead", "InvalidWrite", "InvalidFree", "MismatchedFree", "InvalidMemPool", "Overlap",
                  "SyscallParam", "UninitValue", "UninitCondition", "ClientCheck"}
 ALLOCATORS = {"malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc", "memalign", "strdup",

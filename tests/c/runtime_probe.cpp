@@ -469,6 +469,12 @@ static std::map<std::string, std::function<int()>> cases = {
          EXPECT_EQ(aclnnEmbeddingGetWorkspaceSize(c.w, c.i, nullptr, nullptr, &e), ACLNN_ERR_PARAM_NULLPTR);
          return 0;
      }},
+    {"app_log", [] {
+         ACL_APP_LOG(ACL_INFO, "info from the app %d", 1);
+         ACL_APP_LOG(ACL_ERROR, "error from the app %d", 2);
+         EXPECT_EQ(aclrtFree(nullptr), ACL_ERROR_INVALID_PARAM);
+         return 0;
+     }},
     {"no_operator_never_starts_python", [] {
          EXPECT_EQ(set_device(), 0);
          void* p = nullptr;
