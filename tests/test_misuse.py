@@ -90,3 +90,15 @@ def test_every_handle_taking_entry_point_was_given_garbage(sweep):
     table = support.entry_points()
     tried = {r[2] for r in sweep[0] if r[5] == "1"}
     assert tried == {name for name, meta in table.items() if "handle" in meta["abi"]}
+
+
+def test_huge_dimensions_on_small_memory_are_an_access_fault_not_a_crash():
+    import ctypes
+    import numpy as np
+    from acl import DeviceTensor, recent_error, run_two_phase
+    weight = DeviceTensor(np.ones((4, 3), np.float32), shape=(1 << 40, 3))  # 2^40 rows over 48 bytes
+    indices = DeviceTensor(np.array([(1 << 40) - 1], np.int64))
+    out = DeviceTensor(np.zeros((1, 3), np.float32))
+    status = run_two_phase("aclnnEmbedding", *(ctypes.c_void_p(t.handle) for t in (weight, indices, out)))
+    assert status[:2] == (0, 507015)  # phase 1 cannot know; the kernel's access faults, as on hardware
+    assert "runs past the end of its allocation" in recent_error()
