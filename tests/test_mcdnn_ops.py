@@ -740,3 +740,14 @@ def test_max_pooling_nan_propagation_forward_and_backward(handle, nan_opt):
                 xd.handle, X.address, scale(0, FLOAT), xd.handle, DX.address) == 0
     expected = [0, np.inf, 0, 0] if nan_opt else [0, 0, np.inf, 0]  # an infinite dy stays where it belongs
     np.testing.assert_array_equal(DX.read().ravel(), expected)
+
+
+def test_relu_backward_blocks_infinite_gradients_where_x_is_not_positive(handle):
+    x = np.array([-1.0, 2.0, 0.0, 3.0], np.float32).reshape(1, 1, 2, 2)
+    dy = np.array([np.inf, 5.0, np.nan, -np.inf], np.float32).reshape(1, 1, 2, 2)
+    desc = Desc(FLOAT, x.shape)
+    X, DY, DX = DeviceTensor(desc, x), DeviceTensor(desc, dy), DeviceTensor(desc)
+    act = make_activation(1, 0.0)
+    assert call("mcdnnActivationBackward", handle, act, scale(1, FLOAT), desc.handle, X.address, desc.handle,
+                DY.address, desc.handle, X.address, scale(0, FLOAT), desc.handle, DX.address) == 0
+    np.testing.assert_array_equal(DX.read().ravel(), [0, 5, 0, -np.inf])

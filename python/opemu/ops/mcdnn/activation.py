@@ -38,21 +38,25 @@ def forward(desc, x):
     return x.copy()  # IDENTITY
 
 
-def backward(desc, y, dy, x):
+def backward(desc, y, dy, x, out=None):
+    """The gradient; written into `out` (and `out` returned) when given and the mode allows it."""
     mode = desc.mode
     if mode == M["MCDNN_ACTIVATION_SIGMOID"]:
         g = 1 - y
         g *= y
-        g *= dy
-        return g
+        return np.multiply(g, dy, out=out if out is not None else g)
     if mode == M["MCDNN_ACTIVATION_RELU"]:
-        g = dy * (x > 0)  # exact unless dy holds an Inf or a NaN where x <= 0
-        return g if np.isfinite(np.sum(g)) else np.where(x > 0, dy, dy.dtype.type(0))
+        # dy * (x > 0) is exact unless dy holds an Inf or a NaN where x <= 0, which g·g shows (as does
+        # an overflow of huge values, which then merely takes the exact path)
+        g = np.multiply(dy, (x > 0).view(np.uint8), out=out)
+        flat = g.reshape(-1) if g.flags.c_contiguous else g.ravel()
+        if not np.isfinite(np.dot(flat, flat)):
+            g[...] = np.where(x > 0, dy, dy.dtype.type(0))  # in place, dy == g: its x > 0 part is intact
+        return g
     if mode == M["MCDNN_ACTIVATION_TANH"]:
         g = y * y
         np.subtract(1, g, out=g)
-        g *= dy
-        return g
+        return np.multiply(g, dy, out=out if out is not None else g)
     if mode == M["MCDNN_ACTIVATION_CLIPPED_RELU"]:
         return np.where((x > 0) & (x < x.dtype.type(desc.coef)), dy, dy.dtype.type(0))
     if mode == M["MCDNN_ACTIVATION_ELU"]:
@@ -111,7 +115,18 @@ class ActivationBackward(mcdnn.McdnnOp):
         ct = a.xDesc.compute_dtype
         desc = a.activationDesc
 
+        direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
+
         def run(p):
-            mcdnn.elementwise(p, ("y", "dy", "x"), "dx", lambda y, dy, x: backward(desc, y, dy, x), ct,
-                              a.alpha_value, a.beta_value)
+            flat = mcdnn.flat_views([p["y"], p["dy"], p["x"], p["dx"]]) if direct else None
+            if flat is None:
+                mcdnn.elementwise(p, ("y", "dy", "x"), "dx", lambda y, dy, x: backward(desc, y, dy, x), ct,
+                                  a.alpha_value, a.beta_value)
+                return
+            y, dy, x, dx = flat  # dx = result: each block straight into dx, no temporary copy
+            for lo in range(0, dx.size, mcdnn.BLOCK):
+                block = slice(lo, lo + mcdnn.BLOCK)
+                g = backward(desc, y[block], dy[block], x[block], out=dx[block])
+                if g is not dx[block] and not np.shares_memory(g, dx[block]):
+                    dx[block] = g
         mcdnn.by_batch(v, run)
