@@ -20,5 +20,12 @@ def run(function, jobs, parallel=True):
         return
     if _pool is None:
         _pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="opemu-kernel")
-    for future in [_pool.submit(function, *job) for job in jobs]:
+    # one task per worker, jobs dealt round-robin (neighbouring jobs cost about the same)
+    shares = [jobs[w::WORKERS] for w in range(WORKERS)]
+    for future in [_pool.submit(_each, function, share) for share in shares if share]:
         future.result()
+
+
+def _each(function, jobs):
+    for job in jobs:
+        function(*job)

@@ -40,7 +40,7 @@ PRODUCTS = ("910", "A2", "A3", "950")
 _GRAD = [dtypes.acl("FLOAT"), dtypes.acl("FLOAT16")]
 _INDICES = [dtypes.acl(n) for n in ("FLOAT16", "FLOAT", "DOUBLE", "INT8", "UINT8", "INT16", "INT32", "INT64",
                                     "BOOL")]
-ROWS_PER_JOB = 256        # segments summed together: (ROWS_PER_JOB, D) fp32 buffers stay in L2
+ROWS_PER_JOB = 128        # segments summed together: two (ROWS_PER_JOB, D) fp32 buffers stay in L2
 LONG_SEGMENT = 64         # indices repeated more often than this are summed block by block
 BLOCK_ROWS = 256
 
@@ -99,7 +99,9 @@ class EmbeddingDenseBackward(AclnnOp):
                 raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
                                          "aclnnEmbeddingDenseBackward: indices[%d] = %d is outside out's %d rows"
                                          % (bad, int(index[bad]), a.numWeights))
-        order = np.argsort(keys, kind="stable")
+        # keys are now known to lie in [0, numWeights): narrow ones sort by radix
+        narrow = np.uint16 if a.numWeights <= 1 << 16 else np.uint32 if a.numWeights <= 1 << 32 else None
+        order = np.argsort(keys if narrow is None else keys.astype(narrow), kind="stable")
         if kept is not None:
             order = kept[order]
         _accumulate(rows, index, order, out, a.scaleGradByFreq)

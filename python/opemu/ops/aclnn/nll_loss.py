@@ -40,11 +40,12 @@ import numpy as np
 
 from opemu.core import checks, device, dtypes, status
 from opemu.core.op import AclnnOp, soc_is_a2_a3
-from opemu.ops.aclnn import _products
+from opemu.ops.aclnn import _parallel, _products
 
 FLOAT, FLOAT16, BF16 = dtypes.acl("FLOAT"), dtypes.acl("FLOAT16"), dtypes.acl("BF16")
 TARGET_DTYPES = [dtypes.acl("INT64"), dtypes.acl("UINT8"), dtypes.acl("INT32")]
 NONE, MEAN, SUM = 0, 1, 2
+PARALLEL_FILL = 1 << 22  # elements of out worth zeroing on several cores
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,6 +96,13 @@ def _targets(target, classes, ignore, op):
 def _round(values, kernel_dtype):
     """fp32 values as the kernel's output dtype holds them (round to nearest even)."""
     return values if kernel_dtype == np.float32 else values.astype(kernel_dtype)
+
+
+def _zero(array):
+    """The kernel's memset of the output, on every core for a large one (rows are independent)."""
+    parts = _parallel.WORKERS if array.size >= PARALLEL_FILL and array.shape[0] > 1 else 1
+    rows = -(-array.shape[0] // parts)
+    _parallel.run(_fill, [(array[i:i + rows], 0) for i in range(0, array.shape[0], rows)])
 
 
 def _fill(array, value):
@@ -266,7 +274,7 @@ class _NLLLossBackwardBase(AclnnOp):
                 scale = np.float32(grad[0])
             values = np.multiply(scale, weight, dtype=np.float32)
         np.negative(values, out=values)
-        out[...] = 0
+        _zero(out)
         out[_coordinates(out.shape, kept, t)] = _round(values, kd)
 
 
