@@ -1,0 +1,123 @@
+"""Losses and optimizer (issue 4's targets): EmbeddingDenseBackward, NLLLossBackward, ApplyFusedEmaAdam.
+
+Each operator runs through opemu.api (the kernel phase 2 runs, on NumPy arrays, without the C calls
+around it). Buffers are allocated and touched once before timing, as device memory is, and reused.
+Peers are PyTorch CPU (same thread count); floors are NumPy passes over the same memory. Figures are
+medians; ratios are printed, never asserted."""
+import mmap
+import threading
+
+import numpy as np
+import torch
+
+from common import median_seconds, row
+from opemu import api
+
+
+def touched(shape, dtype, value=0):
+    """An array in memory already mapped (huge pages where the kernel gives them), like device memory."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    buffer = mmap.mmap(-1, max(size, 1))
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        buffer.madvise(mmap.MADV_HUGEPAGE)
+    array = np.frombuffer(buffer, dtype, int(np.prod(shape))).reshape(shape)
+    array.fill(value)
+    return array
+
+
+def ms(fn, repeat=5):
+    return median_seconds(fn, repeat=repeat, warmup=1) * 1e3
+
+
+def embedding_dense_backward():
+    n, rows, dim = 262144, 32000, 1024
+    rng = np.random.default_rng(0)
+    grad = touched((n, dim), np.float32)
+    grad[...] = rng.random((n, dim), dtype=np.float32) - 0.5
+    indices = rng.integers(0, rows, n)
+    out = touched((rows, dim), np.float32)
+
+    def ours():
+        api.call("aclnnEmbeddingDenseBackward", grad=grad, indices=indices, numWeights=rows, paddingIdx=(1 << 64) - 1,
+                 scaleGradByFreq=False, out=out)
+    g, i = torch.from_numpy(grad), torch.from_numpy(indices)
+    peer = ms(lambda: torch.ops.aten.embedding_dense_backward(g, i, rows, -1, False))
+    mine = ms(ours)
+    row("EmbeddingDenseBackward 262144 idx -> 32000x1024 fp32", mine, "ms", target=1.0 * peer, reference=peer,
+        reference_name="peer torch embedding_dense_backward")
+
+
+def nll_loss_backward():
+    n, classes = 65536, 32000
+    rng = np.random.default_rng(1)
+    out = touched((n, classes), np.float32)
+    self_ = np.broadcast_to(np.zeros(1, np.float32), (n, classes))  # read for its shape only
+    target = rng.integers(0, classes, n)
+    weight = rng.random(classes, dtype=np.float32)
+    grad, total = np.ones(1, np.float32), np.array([float(weight[target].sum())], np.float32)
+
+    def ours():
+        api.call("aclnnNLLLossBackward", gradOutput=grad, self=self_, target=target, weight=weight, reduction=1,
+                 ignoreIndex=-100, totalWeight=total, out=out)
+
+    def zero_fill():  # one pass of zero-filling out, on every core as the op and torch do
+        half = n // 2
+        threads = [threading.Thread(target=out[a:a + half].fill, args=(0,)) for a in (0, half)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    out_t, self_t = torch.from_numpy(out), torch.zeros(1, 1).expand(n, classes)
+    args = (torch.tensor(1.0), self_t, torch.from_numpy(target), torch.from_numpy(weight), 1, -100,
+            torch.tensor(float(total[0])))
+    peer = ms(lambda: torch.ops.aten.nll_loss_backward.grad_input(*args, grad_input=out_t), repeat=3)
+    floor = ms(zero_fill, repeat=3)
+    mine = ms(ours, repeat=3)
+    name = "NLLLossBackward N=65536 C=32000 mean fp32"
+    row(name, mine, "ms", target=1.0 * peer, reference=peer, reference_name="peer torch nll_loss_backward(out=)")
+    row(name, mine, "ms", target=1.2 * floor, reference=floor, reference_name="floor zero-fill of out")
+
+
+def apply_fused_ema_adam():
+    n = 64 << 20
+    rng = np.random.default_rng(2)
+    grad, var, m, v, s = (touched((n,), np.float32) for _ in range(5))
+    grad[...] = rng.random(n, dtype=np.float32) - 0.5
+    var[...], s[...] = 1.0, 1.0
+    step = np.array([10])
+    lr, ema, b1, b2, eps, wd = 1e-3, 0.999, 0.9, 0.999, 1e-8, 0.01
+
+    def ours():
+        api.call("aclnnApplyFusedEmaAdam", grad=grad, varRef=var, mRef=m, vRef=v, sRef=s, step=step, lr=lr,
+                 emaDecay=ema, beta1=b1, beta2=b2, eps=eps, mode=1, biasCorrection=True, weightDecay=wd)
+
+    def floor(chunk=65536):  # read 5 arrays, write 4, in cache-sized steps: the memory traffic alone
+        for a in range(0, n, chunk):
+            g = grad[a:a + chunk]
+            for x in (var, m, v, s):
+                np.add(x[a:a + chunk], g, out=x[a:a + chunk])
+    tg, tvar, tm, tv, ts = (torch.from_numpy(x) for x in (grad, var, m, v, s))
+    c1, c2 = 1 - b1 ** 10, 1 - b2 ** 10
+
+    def peer():  # the seed's formula with PyTorch CPU in-place ops (AdamW mode)
+        tm.mul_(b1).add_(tg, alpha=1 - b1)
+        tv.mul_(b2).addcmul_(tg, tg, value=1 - b2)
+        update = (tm / c1).div_((tv / c2).sqrt_().add_(eps)).add_(tvar, alpha=wd)
+        tvar.add_(update, alpha=-lr)
+        ts.mul_(ema).add_(tvar, alpha=1 - ema)
+    mine, low, other = ms(ours), ms(floor), ms(peer)
+    name = "ApplyFusedEmaAdam 64M fp32"
+    row(name, mine, "ms", target=1.3 * low, reference=low, reference_name="floor NumPy pass read 5 write 4")
+    row(name, mine, "ms", target=1.0 * other, reference=other, reference_name="peer torch in-place formula")
+
+
+def main():
+    print("(opemu through opemu.api; torch threads: %d)" % torch.get_num_threads(), flush=True)
+    embedding_dense_backward()
+    nll_loss_backward()
+    apply_fused_ema_adam()
+
+
+if __name__ == "__main__":
+    main()
