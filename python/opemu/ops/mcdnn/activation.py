@@ -48,9 +48,11 @@ def backward(desc, y, dy, x, out=None):
     if mode == M["MCDNN_ACTIVATION_RELU"]:
         # dy * (x > 0) is exact unless dy holds an Inf or a NaN where x <= 0, which g·g shows (as does
         # an overflow of huge values, which then merely takes the exact path)
-        g = np.multiply(dy, (x > 0).view(np.uint8), out=out)
-        flat = g.reshape(-1) if g.flags.c_contiguous else g.ravel()
-        if not np.isfinite(np.dot(flat, flat)):
+        with np.errstate(invalid="ignore", over="ignore"):
+            g = np.multiply(dy, (x > 0).view(np.uint8), out=out)
+            flat = g.reshape(-1) if g.flags.c_contiguous else g.ravel()
+            exact = np.isfinite(np.dot(flat, flat))
+        if not exact:
             g[...] = np.where(x > 0, dy, dy.dtype.type(0))  # in place, dy == g: its x > 0 part is intact
         return g
     if mode == M["MCDNN_ACTIVATION_TANH"]:
