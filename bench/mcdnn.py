@@ -48,20 +48,16 @@ def device(array):
     return p
 
 
-def timed(fn, repeat=9):
-    """Best of `repeat` runs, in ms, for both sides: on a shared 2-core machine the best run is the one
-    another process did not interrupt (the median is printed by the other sections)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best * 1e3
-
-
-def compare(name, ours, theirs):
-    row(name, ours, "ms", reference=theirs, reference_name="torch")
+def compare(name, ours, theirs, rounds=9):
+    """Best of `rounds` for each side, the two timed alternately so that both meet the same load."""
+    ours(), theirs()
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for i, fn in enumerate((ours, theirs)):
+            start = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    row(name, best[0] * 1e3, "ms", reference=best[1] * 1e3, reference_name="torch")
 
 
 def main():
@@ -92,7 +88,7 @@ def main():
         def ours():
             check(lib().mcdnnActivationBackward(h, act, one, d, Y, d, DY, d, X, zero, d, DX), "ActivationBackward")
             sync(None)
-        compare("mcdnnActivationBackward %s" % name, timed(ours), timed(torch_fn))
+        compare("mcdnnActivationBackward %s" % name, ours, torch_fn)
 
     # softmax
     for algo, name in ((1, "accurate"), (2, "log")):
@@ -106,8 +102,8 @@ def main():
             def ours():
                 check(lib().mcdnnSoftmaxBackward(h, algo, mode, one, d, Y, d, DY, zero, d, DX), "SoftmaxBackward")
                 sync(None)
-            compare("mcdnnSoftmaxBackward %s %s" % (name, mode_name), timed(ours),
-                    timed(lambda: backward(dyv, yt, 1, torch.float32)))
+            compare("mcdnnSoftmaxBackward %s %s" % (name, mode_name), ours,
+                    lambda: backward(dyv, yt, 1, torch.float32))
 
     # pooling 3x3 stride 2 pad 1 (56 -> 28), and 2x2 stride 2
     for (k, s, p) in ((3, 2, 1), (2, 2, 0)):
@@ -133,7 +129,7 @@ def main():
             def ours():
                 check(lib().mcdnnPoolingBackward(h, pool, one, yd, PY, yd, PDY, d, X, zero, d, DX), "PoolingBackward")
                 sync(None)
-            compare("mcdnnPoolingBackward %s %dx%d/%d pad %d" % (name, k, k, s, p), timed(ours), timed(theirs))
+            compare("mcdnnPoolingBackward %s %dx%d/%d pad %d" % (name, k, k, s, p), ours, theirs)
 
     # LRN n=5, against autograd through torch's local_response_norm
     lrn = ctypes.c_void_p()
@@ -146,8 +142,8 @@ def main():
     def ours_lrn():
         check(lib().mcdnnLRNCrossChannelBackward(h, lrn, 0, one, d, Y, d, DY, d, X, zero, d, DX), "LRN backward")
         sync(None)
-    compare("mcdnnLRNCrossChannelBackward n=5", timed(ours_lrn),
-            timed(lambda: torch.autograd.grad(yg, xg, dyt, retain_graph=True)))
+    compare("mcdnnLRNCrossChannelBackward n=5", ours_lrn,
+            lambda: torch.autograd.grad(yg, xg, dyt, retain_graph=True))
 
     # divisive normalization 3x3, means given; torch: the same formula through autograd (avg_pool2d)
     check(lib().mcdnnSetLRNDescriptor(lrn, 3, 1.0, 0.75, 2.0), "set LRN")
@@ -161,6 +157,6 @@ def main():
         check(lib().mcdnnDivisiveNormalizationBackward(h, lrn, 0, one, d, X, M, DY, T1, T2, zero, d, DX, DM),
               "DivisiveNormalizationBackward")
         sync(None)
-    compare("mcdnnDivisiveNormalizationBackward 3x3 means", timed(ours_divnorm),
-            timed(lambda: torch.autograd.grad(yg2, (xg2, xm), dyt, retain_graph=True)))
+    compare("mcdnnDivisiveNormalizationBackward 3x3 means", ours_divnorm,
+            lambda: torch.autograd.grad(yg2, (xg2, xm), dyt, retain_graph=True))
     lib().mcdnnDestroy(h)

@@ -99,26 +99,20 @@ class SoftmaxBackward(mcdnn.McdnnOp):
         ct = a.yDesc.compute_dtype
         log = a.algo == ALGO["MCDNN_SOFTMAX_LOG"]
 
-        def channel(p):  # blocks of whole rows keep each channel sum and its temporaries in cache
-            for index in mcdnn.row_blocks(p["y"].shape):
-                y, dy = mcdnn.as_compute(p["y"][index], ct), mcdnn.as_compute(p["dy"][index], ct)
-                mcdnn.write(p["dx"][index], backward(a.algo, (0,), y, dy), a.alpha_value, a.beta_value)
-
-        def instance(p):  # per image: the sum in a first pass over blocks, then the gradient block by block
+        def channel(p):  # image by image: each image's channel sums and temporaries stay in cache
             for n in range(p["y"].shape[0]):
-                blocks = [(slice(n, n + 1),) + index[1:] for index in mcdnn.row_blocks(p["y"][n:n + 1].shape)]
-                total = ct.type(0)
-                for index in blocks:
-                    dy = mcdnn.as_compute(p["dy"][index], ct)
-                    total += dy.sum(dtype=ct) if log else np.vdot(dy, mcdnn.as_compute(p["y"][index], ct))
-                for index in blocks:
-                    y, dy = mcdnn.as_compute(p["y"][index], ct), mcdnn.as_compute(p["dy"][index], ct)
-                    if log:
-                        g = np.exp(y)
-                        g *= total
-                        np.subtract(dy, g, out=g)
-                    else:
-                        g = dy - total
-                        g *= y
-                    mcdnn.write(p["dx"][index], g, a.alpha_value, a.beta_value)
+                y, dy = mcdnn.as_compute(p["y"][n], ct), mcdnn.as_compute(p["dy"][n], ct)
+                mcdnn.write(p["dx"][n], backward(a.algo, (0,), y, dy), a.alpha_value, a.beta_value)
+
+        def instance(p):
+            for n in range(p["y"].shape[0]):
+                y, dy = mcdnn.as_compute(p["y"][n], ct), mcdnn.as_compute(p["dy"][n], ct)
+                if log:
+                    g = np.exp(y)
+                    g *= dy.sum(dtype=ct)
+                    np.subtract(dy, g, out=g)
+                else:
+                    g = dy - ct.type(np.vdot(dy, y))
+                    g *= y
+                mcdnn.write(p["dx"][n], g, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, channel if a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"] else instance)
