@@ -156,17 +156,6 @@ def elementwise(p, inputs, output, fn, ct, alpha, beta):
         write(out[lo:hi], fn(*[as_compute(a[lo:hi], ct) for a in ins]), alpha, beta)
 
 
-def row_blocks(shape):
-    """Index tuples that cut each image into blocks of whole rows of the first spatial dimension
-    (every channel), about BLOCK elements each: a channel reduction stays inside a block."""
-    per_row = int(np.prod(shape[1:2] + shape[3:]))
-    rows = shape[2] if len(shape) > 2 else 1
-    step = max(1, BLOCK // max(per_row, 1))
-    for n in range(shape[0]):
-        for lo in range(0, rows, step):
-            yield (n, slice(None), slice(lo, lo + step)) if len(shape) > 2 else (slice(n, n + 1),)
-
-
 _pool = None
 _workers = max(1, os.cpu_count() or 1)
 _PARALLEL_MIN = 1 << 17
