@@ -79,7 +79,9 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_TENSOR = 14,
     OPEMU_KIND_MCDNN_ACTIVATION = 15,
     OPEMU_KIND_MCDNN_POOLING = 16,
-    OPEMU_KIND_MCDNN_LRN = 17
+    OPEMU_KIND_MCDNN_LRN = 17,
+    OPEMU_KIND_MCDNN_DROPOUT = 18,
+    OPEMU_KIND_MCDNN_SPATIAL_TF = 19
 };
 int opemu_handle_is(const void *handle, int kind);
 
@@ -152,6 +154,32 @@ struct mcdnnLRNStruct {
     double lrnBeta;
     double lrnK;
 };
+
+/* Dropout descriptor (csrc/mcdnn_norm.c). `dropout` is the probability set by mcdnnSetDropoutDescriptor
+ * (or restored); `states` the device buffer of the RNG states, recorded by a Set or Restore that was
+ * given a non-NULL buffer (`has_states`); opemu's states are `seed` and a Philox counter. */
+struct mcdnnDropoutStruct {
+    int32_t is_set;
+    int32_t has_states;
+    float dropout;
+    void *states;
+    uint64_t stateSizeInBytes;
+    uint64_t seed;
+};
+
+/* Spatial transformer descriptor: the transformed (output) tensor's dims. */
+struct mcdnnSpatialTransformerStruct {
+    int32_t is_set;
+    int32_t samplerType;
+    int32_t dataType;
+    int32_t nbDims;
+    int32_t dimA[MCDNN_DIM_MAX];
+};
+
+/* Bytes of dropout RNG states, and of the reserve space (the keep mask, one bit per element) for a
+ * tensor of `elements` elements: what mcdnnDropoutGetStatesSize / GetReserveSpaceSize answer. */
+uint64_t opemu_mcdnn_dropout_states_size(void);
+uint64_t opemu_mcdnn_dropout_reserve_size(uint64_t elements);
 
 /* Queues mcDNN task `task_id` on the handle's stream: opemu_py_mcdnn_run(task_id) runs it, now (eager;
  * its status is returned) or at the next synchronisation (deferred; 0 is returned), and

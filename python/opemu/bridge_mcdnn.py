@@ -24,6 +24,8 @@ def _kinds(lib):
         "mcdnnActivationDescriptor_t": (lib.OPEMU_KIND_MCDNN_ACTIVATION, _activation),
         "mcdnnPoolingDescriptor_t": (lib.OPEMU_KIND_MCDNN_POOLING, _pooling),
         "mcdnnLRNDescriptor_t": (lib.OPEMU_KIND_MCDNN_LRN, _lrn),
+        "mcdnnDropoutDescriptor_t": (lib.OPEMU_KIND_MCDNN_DROPOUT, _dropout),
+        "mcdnnSpatialTransformerDescriptor_t": (lib.OPEMU_KIND_MCDNN_SPATIAL_TF, _spatial_transformer),
     }
 
 
@@ -50,6 +52,19 @@ def _pooling(name, d):
 
 def _lrn(name, d):
     return mcdnn.Struct(n=d.lrnN, alpha=d.lrnAlpha, beta=d.lrnBeta, k=d.lrnK)
+
+
+def _dropout(name, d):
+    """Read at the call; `raw` lets mcdnnSetDropoutDescriptor record its fields in the C object."""
+    return mcdnn.Struct(raw=d, is_set=d.is_set, has_states=d.has_states, dropout=d.dropout, states=d.states,
+                        state_bytes=d.stateSizeInBytes, seed=d.seed)
+
+
+def _spatial_transformer(name, d):
+    if not d.is_set:
+        raise mcdnn.bad_param("%s was created but never set" % name)
+    return mcdnn.Struct(sampler=d.samplerType, dtype_code=d.dataType,
+                        dims=tuple(device.ffi.unpack(d.dimA, d.nbDims)))
 
 
 def _report(lib, code, message):
@@ -102,6 +117,9 @@ class _Entry:
         except VendorError as error:
             _report(lib, error.code, "%s: %s" % (op.name, error))
             return error.code
+        if op.host_only:  # a query answered at the call (sizes), no device work
+            op.compute(a, None)
+            return 0
         task_id = next(_task_ids)
         TASKS[task_id] = (op, a, layout)
         rc = lib.opemu_mcdnn_submit(cargs[self.handle_index], task_id)

@@ -202,6 +202,7 @@ class McdnnOp:
     name = None
     tensors = {}
     outputs = ()
+    host_only = False  # True: compute(a, None) runs at the call, on the host (size queries)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
