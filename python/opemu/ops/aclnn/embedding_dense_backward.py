@@ -153,44 +153,25 @@ def _accumulate(rows, index, order, out, scale):
     _parallel.run(_sum_segments, jobs, parallel=big)
 
 
-def _gather_f32(rows, positions, target, staging):
-    if rows.dtype == np.float32:
-        np.take(rows, positions, axis=0, out=target)
-    else:
-        np.take(rows, positions, axis=0, out=staging)
-        np.copyto(target, staging)
-
-
 def _sum_segments(rows, order, starts, length, targets, out, scale):
-    """Sums `len(starts)` segments of equal `length` of the sorted order, rows added in order."""
-    count, dim = starts.size, rows.shape[1]
-    staging = None if rows.dtype == np.float32 else np.empty((min(count * length, BLOCK_ROWS) if length >
-                                                               LONG_SEGMENT else count, dim), rows.dtype)
+    """Sums `len(starts)` segments of equal `length` of the sorted order, rows added in order.
+    (Fancy-index gathers: NumPy's fastest row gather; half rows are widened exactly by the add.)"""
     if length > LONG_SEGMENT:
-        total = _sum_long(rows, order[starts[0]:starts[0] + length], staging)[None, :]
+        total = _sum_long(rows, order[starts[0]:starts[0] + length])[None, :]
     else:
-        total = np.empty((count, dim), np.float32)
-        _gather_f32(rows, order[starts], total, staging)
-        if length > 1:
-            part = np.empty_like(total)
-            for r in range(1, length):
-                _gather_f32(rows, order[starts + r], part, staging)
-                np.add(total, part, out=total)
+        total = rows[order[starts]].astype(np.float32, copy=False)
+        for r in range(1, length):
+            np.add(total, rows[order[starts + r]], out=total)
     if scale and length > 1:
         np.multiply(total, np.float32(1) / np.float32(length), out=total)
     out[targets] = total
 
 
-def _sum_long(rows, positions, staging):
+def _sum_long(rows, positions):
     """One index repeated many times: blocks of rows reduced one after another."""
-    dim = rows.shape[1]
-    block = np.empty((BLOCK_ROWS, dim), np.float32)
-    total = np.zeros(dim, np.float32)
-    part = np.empty(dim, np.float32)
+    total = np.zeros(rows.shape[1], np.float32)
+    part = np.empty(rows.shape[1], np.float32)
     for b in range(0, positions.size, BLOCK_ROWS):
-        chunk = positions[b:b + BLOCK_ROWS]
-        n = chunk.size
-        _gather_f32(rows, chunk, block[:n], None if staging is None else staging[:n])
-        np.add.reduce(block[:n], axis=0, out=part)
+        np.add.reduce(rows[positions[b:b + BLOCK_ROWS]], axis=0, dtype=np.float32, out=part)
         np.add(total, part, out=total)
     return total
