@@ -131,7 +131,7 @@ class _NLLLossBase(AclnnOp):
                 _fill(out, np.nan if a.reduction == MEAN else 0)
                 _fill(total_out, 0)
             return
-        kd = _kernel_dtype(a.self.dtype)
+        kd = a.kernel_dtype
         kept, t = _targets(target, x.shape[1], a.ignoreIndex, self.name)
         w = np.asarray(weight).reshape(-1)[t].astype(np.float32)
         losses = np.multiply(w, x[_coordinates(x.shape, kept, t)].astype(np.float32))
@@ -200,6 +200,7 @@ class NLLLoss(_NLLLossBase):
         if x.is_empty() and classes == 0 and _numel(target) > 0:
             raise status.param_invalid("Target is out of bounds")
         _products.check_supported(self.name, self.PRODUCTS)
+        a.kernel_dtype = _kernel_dtype(a.self.dtype)
         a.empty = x.is_empty()
 
     def compute(self, a, v, workspace):
@@ -239,6 +240,7 @@ class NLLLoss2d(_NLLLossBase):
             raise status.param_invalid("Shape of totalWeightOut tensor should be [1], but current is %s."
                                        % checks.shape_text(a.totalWeightOut.shape))
         _products.check_supported(self.name, self.PRODUCTS)
+        a.kernel_dtype = _kernel_dtype(a.self.dtype)
         a.empty = x.is_empty() or target.is_empty() or weight.is_empty()
 
     def compute(self, a, v, workspace):
@@ -261,7 +263,7 @@ class _NLLLossBackwardBase(AclnnOp):
 
     def _backward(self, a, v, out, target):
         """out: (N, C) or (N, C, H, W); target: the flattened class of each sample/pixel."""
-        kd = _kernel_dtype(a.self.dtype)
+        kd = a.kernel_dtype
         kept, t = _targets(target, out.shape[1], a.ignoreIndex, self.name)
         weight = np.asarray(v["weight"]).reshape(-1)[t].astype(np.float32)
         grad = v["gradOutput"].reshape(-1).astype(np.float32)
@@ -316,6 +318,7 @@ class NLLLossBackward(_NLLLossBackwardBase):
                                        % checks.shape_text(grad.shape))
         checks.same_shape("self", x, "out", a.out)
         _products.check_supported(self.name, self.PRODUCTS)
+        a.kernel_dtype = _kernel_dtype(a.self.dtype)
         a.empty = x.is_empty()
 
     def compute(self, a, v, workspace):
@@ -367,6 +370,7 @@ class NLLLoss2dBackward(_NLLLossBackwardBase):
                                        % checks.shape_text(a.totalWeight.shape))
         _check_reduction(a.reduction)
         _products.check_supported(self.name, self.PRODUCTS)
+        a.kernel_dtype = _kernel_dtype(a.self.dtype)
         a.empty = x.is_empty()
 
     def compute(self, a, v, workspace):
