@@ -1,0 +1,230 @@
+"""mcdnnSpatialTfGridGeneratorForward/Backward and mcdnnSpatialTfSamplerForward/Backward (reference mcdnn.md §3.7;
+seed 3.1.1.20, 3.1.1.21).
+
+The descriptor holds the transformed (output) tensor's N, C, H, W and the data type of theta and grid.
+Grid generator: theta is N×2×3, the grid N×H×W×2 (x then y) of theta·[x_t, y_t, 1] over the output's
+pixel centres at corner-aligned normalized coordinates, x_t = -1 + 2j/(W-1) (y_t alike; -1 for a size of
+1, as the cuDNN-era reference generator does). Its backward overwrites dtheta[n] = Σ dgrid[n,i,j]ᵀ·[x_t,y_t,1].
+
+Sampler: bilinear, zero padding, align_corners=True: ix = (gx+1)/2·(W_in-1), iy = (gy+1)/2·(H_in-1); the
+four neighbours outside the input contribute 0. y = alpha·sample + beta·y. Backward gives both
+gradients: dx (scatter of dy by the bilinear weights, blended with alpha/beta) and dgrid (blended with
+alphaDgrid/betaDgrid) = Σ_c dy·∂sample/∂(ix, iy)·((W_in-1)/2, (H_in-1)/2). fp16/bf16 compute in fp32,
+rounded once; every image on its own, so the result does not depend on the thread count.
+
+Statuses: BAD_PARAM for a NULL handle, descriptor, tensor or scaling factor, a dy / y whose dims differ
+from the descriptor's, x / dx dims that differ, an n or c of x that differs from the descriptor's, data
+types that differ from the descriptor's; NOT_SUPPORTED when the descriptor's tensor is not 4-D (only 2-D
+transformations) or its data type is not a floating one."""
+import os
+
+import numpy as np
+from scipy import sparse
+
+from opemu.core import mcdnn
+
+_PARALLEL_MIN = 1 << 16
+
+
+def _transformer(a):
+    st = a.stDesc
+    if len(st.dims) != 4:
+        raise mcdnn.not_supported("the transformed tensor of stDesc has %d dimensions: only 2-D transformations "
+                                  "(4-D tensors) are supported" % len(st.dims))
+    if st.dtype_code not in mcdnn.FLOATING:
+        raise mcdnn.not_supported("stDesc's data type %s is not a floating type" % mcdnn.type_name(st.dtype_code))
+    n, _, h, w = st.dims
+    a._theta_desc = mcdnn.Tensor(st.dtype_code, (n, 2, 3), (6, 3, 1))
+    a._grid_desc = mcdnn.Tensor(st.dtype_code, (n, h, w, 2), (h * w * 2, w * 2, 2, 1))
+    a._ct = np.dtype(np.float64) if mcdnn.NUMPY[st.dtype_code] == np.float64 else np.dtype(np.float32)
+
+
+def _axis(size, ct):
+    return np.linspace(-1, 1, size, dtype=np.float64).astype(ct) if size > 1 else np.full(1, -1, ct)
+
+
+def base_grid(h, w, ct):
+    """[x_t, y_t, 1] for every output pixel, (h·w, 3)."""
+    base = np.empty((h, w, 3), ct)
+    base[..., 0] = _axis(w, ct)[None, :]
+    base[..., 1] = _axis(h, ct)[:, None]
+    base[..., 2] = 1
+    return base.reshape(h * w, 3)
+
+
+def _parallel(n, elements, fn):
+    workers = min(n, os.cpu_count() or 1)
+    if workers <= 1 or elements < _PARALLEL_MIN:
+        fn(0, n)
+        return
+    bounds = [n * i // workers for i in range(workers + 1)]
+    futures = [mcdnn._executor().submit(fn, bounds[i], bounds[i + 1]) for i in range(workers)]
+    for future in futures:
+        future.result()
+
+
+class SpatialTfGridGeneratorForward(mcdnn.McdnnOp):
+    name = "mcdnnSpatialTfGridGeneratorForward"
+    tensors = {"theta": "_theta_desc", "grid": "_grid_desc"}
+    outputs = ("grid",)
+
+    def check(self, a):
+        mcdnn.require(a, "stDesc", "theta", "grid")
+        _transformer(a)
+
+    def compute(self, a, v):
+        n, _, h, w = a.stDesc.dims
+        base = base_grid(h, w, a._ct)
+        theta = v["theta"].astype(a._ct)
+        grid = np.matmul(base[None], theta.transpose(0, 2, 1))   # (n, h·w, 2)
+        v["grid"][...] = grid.reshape(n, h, w, 2)
+
+
+class SpatialTfGridGeneratorBackward(mcdnn.McdnnOp):
+    name = "mcdnnSpatialTfGridGeneratorBackward"
+    tensors = {"dgrid": "_grid_desc", "dtheta": "_theta_desc"}
+    outputs = ("dtheta",)
+
+    def check(self, a):
+        mcdnn.require(a, "stDesc", "dgrid", "dtheta")
+        _transformer(a)
+
+    def compute(self, a, v):
+        n, _, h, w = a.stDesc.dims
+        base = base_grid(h, w, a._ct)
+        dgrid = v["dgrid"].astype(a._ct).reshape(n, h * w, 2)
+        v["dtheta"][...] = np.matmul(dgrid.transpose(0, 2, 1), base[None])
+
+
+class _Taps:
+    """The four bilinear neighbours of every output pixel of one image: flat input indices (the zero
+    pad, index h_in·w_in, when outside) and weights, each (h·w,)."""
+
+    def __init__(self, grid, h_in, w_in, ct):
+        gx = grid[..., 0].reshape(-1).astype(ct)
+        gy = grid[..., 1].reshape(-1).astype(ct)
+        ix = (gx + 1) / ct.type(2) * ct.type(w_in - 1)
+        iy = (gy + 1) / ct.type(2) * ct.type(h_in - 1)
+        with np.errstate(invalid="ignore"):
+            x0, y0 = np.floor(ix), np.floor(iy)
+        self.wx1, self.wy1 = ix - x0, iy - y0
+        self.wx0, self.wy0 = 1 - self.wx1, 1 - self.wy1
+        pad = h_in * w_in
+        with np.errstate(invalid="ignore"):
+            x0 = np.nan_to_num(x0, nan=-2, posinf=-2, neginf=-2).clip(-2, w_in + 1).astype(np.int64)
+            y0 = np.nan_to_num(y0, nan=-2, posinf=-2, neginf=-2).clip(-2, h_in + 1).astype(np.int64)
+        self.index = {}
+        for dy_ in (0, 1):
+            for dx_ in (0, 1):
+                xi, yi = x0 + dx_, y0 + dy_
+                inside = (xi >= 0) & (xi < w_in) & (yi >= 0) & (yi < h_in)
+                self.index[dy_, dx_] = np.where(inside, yi * w_in + xi, pad)
+
+    def weight(self, corner):
+        return (self.wy1 if corner[0] else self.wy0) * (self.wx1 if corner[1] else self.wx0)
+
+
+def _padded(image, ct):
+    """(C, h_in·w_in + 1) in the compute type, the last column 0 (the zero padding)."""
+    c = image.shape[0]
+    out = np.empty((c, image.shape[1] * image.shape[2] + 1), ct)
+    out[:, :-1].reshape(image.shape)[...] = image
+    out[:, -1] = 0
+    return out
+
+
+def _sampler_checks(a, data, out, dims_name):
+    st = a.stDesc
+    t_data, t_out = getattr(a, data), getattr(a, out)
+    if t_out.shape != tuple(st.dims):
+        raise mcdnn.bad_param("the dims of %s %s differ from the transformed tensor's %s in stDesc"
+                              % (out, list(t_out.shape), list(st.dims)))
+    if t_data.ndim != 4 or t_data.shape[:2] != tuple(st.dims[:2]):
+        raise mcdnn.bad_param("%s %s must be 4-D with the n and c of stDesc %s" % (data, list(t_data.shape),
+                                                                                  list(st.dims[:2])))
+    for name, t in ((data, t_data), (out, t_out)):
+        if t.dtype_code != st.dtype_code:
+            raise mcdnn.bad_param("the data type of %s (%s) differs from stDesc's (%s)"
+                                  % (name, mcdnn.type_name(t.dtype_code), mcdnn.type_name(st.dtype_code)))
+
+
+class SpatialTfSamplerForward(mcdnn.McdnnOp):
+    name = "mcdnnSpatialTfSamplerForward"
+    tensors = {"x": "xDesc", "grid": "_grid_desc", "y": "yDesc"}
+    outputs = ("y",)
+
+    def check(self, a):
+        mcdnn.require(a, "stDesc", "xDesc", "yDesc", "x", "grid", "y", "alpha", "beta")
+        _transformer(a)
+        _sampler_checks(a, "xDesc", "yDesc", "yDesc")
+        a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+
+    def compute(self, a, v):
+        x, grid, y, ct = v["x"], v["grid"], v["y"], a._ct
+        n, c, h, w = a.stDesc.dims
+        h_in, w_in = x.shape[2:]
+
+        def run(lo, hi):
+            for i in range(lo, hi):
+                taps = _Taps(grid[i], h_in, w_in, ct)
+                xe = _padded(x[i], ct)
+                result = np.zeros((c, h * w), ct)
+                for corner, index in taps.index.items():
+                    result += np.take(xe, index, axis=1) * taps.weight(corner)
+                mcdnn.write(y[i], result.reshape(c, h, w), a.alpha_value, a.beta_value)
+        _parallel(n, c * h * w * n, run)
+
+
+class SpatialTfSamplerBackward(mcdnn.McdnnOp):
+    name = "mcdnnSpatialTfSamplerBackward"
+    tensors = {"x": "xDesc", "dx": "dxDesc", "dy": "dyDesc", "grid": "_grid_desc", "dgrid": "_grid_desc"}
+    outputs = ("dx", "dgrid")
+
+    def check(self, a):
+        mcdnn.require(a, "stDesc", "xDesc", "dxDesc", "dyDesc", "x", "dx", "dy", "grid", "dgrid", "alpha", "beta",
+                      "alphaDgrid", "betaDgrid")
+        _transformer(a)
+        _sampler_checks(a, "xDesc", "dyDesc", "dyDesc")
+        if a.dxDesc.shape != a.xDesc.shape:
+            raise mcdnn.bad_param("the dims of xDesc %s and dxDesc %s differ" % (list(a.xDesc.shape),
+                                                                                 list(a.dxDesc.shape)))
+        mcdnn.same_type(mcdnn.bad_param, ("xDesc", a.xDesc), ("dxDesc", a.dxDesc))
+        a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+        a.alpha_grid = mcdnn.scaling(a.alphaDgrid, a.xDesc, "alphaDgrid")
+        a.beta_grid = mcdnn.scaling(a.betaDgrid, a.xDesc, "betaDgrid")
+
+    def compute(self, a, v):
+        x, grid, dy, dx, dgrid, ct = v["x"], v["grid"], v["dy"], v["dx"], v["dgrid"], a._ct
+        n, c, h, w = a.stDesc.dims
+        h_in, w_in = x.shape[2:]
+        pixels, pad = h * w, h_in * w_in
+        scale_x, scale_y = ct.type((w_in - 1) / 2), ct.type((h_in - 1) / 2)
+        columns = np.tile(np.arange(pixels), 4)
+
+        def run(lo, hi):
+            g = np.empty((pixels, c), ct)
+            for i in range(lo, hi):
+                taps = _Taps(grid[i], h_in, w_in, ct)
+                g[...] = dy[i].reshape(c, pixels).T
+                # dx: the transposed sampling matrix (input pixel × output pixel) times dy
+                rows = np.concatenate([taps.index[k] for k in sorted(taps.index)])
+                weights = np.concatenate([taps.weight(k) for k in sorted(taps.index)])
+                spread = sparse.csr_matrix((weights, (rows, columns)), shape=(pad + 1, pixels))
+                gradient = (spread @ g)[:pad].T.reshape(c, h_in, w_in)
+                mcdnn.write(dx[i], np.ascontiguousarray(gradient), a.alpha_value, a.beta_value)
+                # dgrid: Σ_c dy · ∂sample/∂ix, ∂sample/∂iy
+                xe = _padded(x[i], ct)
+                v00, v01 = np.take(xe, taps.index[0, 0], axis=1), np.take(xe, taps.index[0, 1], axis=1)
+                v10, v11 = np.take(xe, taps.index[1, 0], axis=1), np.take(xe, taps.index[1, 1], axis=1)
+                gt = g.T
+                along_x = (v01 - v00) * taps.wy0
+                along_x += (v11 - v10) * taps.wy1
+                along_y = (v10 - v00) * taps.wx0
+                along_y += (v11 - v01) * taps.wx1
+                result = np.empty((pixels, 2), ct)
+                result[:, 0] = np.einsum("cp,cp->p", gt, along_x) * scale_x
+                result[:, 1] = np.einsum("cp,cp->p", gt, along_y) * scale_y
+                mcdnn.write(dgrid[i], result.reshape(h, w, 2), a.alpha_grid, a.beta_grid)
+        _parallel(n, c * pixels * n, run)
