@@ -5,6 +5,7 @@ around it). Buffers are allocated and touched once before timing, as device memo
 Peers are PyTorch CPU (same thread count); floors are NumPy passes over the same memory. Figures are
 medians; ratios are printed, never asserted."""
 import mmap
+import statistics
 import threading
 
 import numpy as np
@@ -26,8 +27,14 @@ def touched(shape, dtype, value=0):
     return array
 
 
-def ms(fn, repeat=5):
-    return median_seconds(fn, repeat=repeat, warmup=1) * 1e3
+def ms(*fns, repeat=5):
+    """Median milliseconds of each function, the functions taking turns round by round so that a
+    burst of load on this shared machine falls on all of them alike."""
+    for fn in fns:
+        fn()  # warm-up
+    times = [[median_seconds(fn, repeat=1, warmup=0) * 1e3 for fn in fns] for _ in range(repeat)]
+    medians = [statistics.median(column) for column in zip(*times)]
+    return medians if len(fns) > 1 else medians[0]
 
 
 def embedding_dense_backward():
@@ -42,8 +49,7 @@ def embedding_dense_backward():
         api.call("aclnnEmbeddingDenseBackward", grad=grad, indices=indices, numWeights=rows, paddingIdx=(1 << 64) - 1,
                  scaleGradByFreq=False, out=out)
     g, i = torch.from_numpy(grad), torch.from_numpy(indices)
-    peer = ms(lambda: torch.ops.aten.embedding_dense_backward(g, i, rows, -1, False))
-    mine = ms(ours)
+    mine, peer = ms(ours, lambda: torch.ops.aten.embedding_dense_backward(g, i, rows, -1, False))
     row("EmbeddingDenseBackward 262144 idx -> 32000x1024 fp32", mine, "ms", target=1.0 * peer, reference=peer,
         reference_name="peer torch embedding_dense_backward")
 
@@ -71,9 +77,8 @@ def nll_loss_backward():
     out_t, self_t = torch.from_numpy(out), torch.zeros(1, 1).expand(n, classes)
     args = (torch.tensor(1.0), self_t, torch.from_numpy(target), torch.from_numpy(weight), 1, -100,
             torch.tensor(float(total[0])))
-    peer = ms(lambda: torch.ops.aten.nll_loss_backward.grad_input(*args, grad_input=out_t), repeat=3)
-    floor = ms(zero_fill, repeat=3)
-    mine = ms(ours, repeat=3)
+    mine, peer, floor = ms(ours, lambda: torch.ops.aten.nll_loss_backward.grad_input(*args, grad_input=out_t),
+                           zero_fill, repeat=3)
     name = "NLLLossBackward N=65536 C=32000 mean fp32"
     row(name, mine, "ms", target=1.0 * peer, reference=peer, reference_name="peer torch nll_loss_backward(out=)")
     row(name, mine, "ms", target=1.2 * floor, reference=floor, reference_name="floor zero-fill of out")
@@ -106,7 +111,7 @@ def apply_fused_ema_adam():
         update = (tm / c1).div_((tv / c2).sqrt_().add_(eps)).add_(tvar, alpha=wd)
         tvar.add_(update, alpha=-lr)
         ts.mul_(ema).add_(tvar, alpha=1 - ema)
-    mine, low, other = ms(ours), ms(floor), ms(peer)
+    mine, low, other = ms(ours, floor, peer)
     name = "ApplyFusedEmaAdam 64M fp32"
     row(name, mine, "ms", target=1.3 * low, reference=low, reference_name="floor NumPy pass read 5 write 4")
     row(name, mine, "ms", target=1.0 * other, reference=other, reference_name="peer torch in-place formula")
