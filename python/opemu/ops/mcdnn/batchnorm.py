@@ -9,11 +9,15 @@ Math (M = elements per statistic: N·spatial per channel, N per activation):
     dx = scale·invstd/M·(M·dy' - dBias - xhat·dScale), dz = dy' — data gradients blended with the DataDiff
     pair, dScale/dBias with the ParamDiff pair (betaParamDiff = 1 accumulates).
 
-How: per-channel statistics are reduced image by image (each image's partial sums around its own mean,
-combined in float64 in image order), so the result does not depend on how many threads ran; the partials
-live in the Ex / Normalization workspace when the app gives one large enough, else on the host (a NULL
-workspace of size 0 behaves as the non-Ex routine, as documented). fp16/bf16 are computed in fp32 and
-rounded once; double in double.
+How: when every data tensor keeps each channel's spatial plane apart (NCHW-like layouts, per-channel
+mode, plain ops) the routines walk blocks of channels: a block is gathered into contiguous scratch, reduced
+(BLAS row sums and dot products, centred on its fp32-rounded mean, corrected in float64), transformed and
+written back while it is still in cache — one trip to memory, as the hardware's per-channel kernels make.
+Otherwise (NHWC, per activation, the fused ops) they walk images: each image's partial sums around its own
+mean, combined in float64 in image order. The blocks are fixed by the shape, never by the thread count, so
+results are deterministic. The float64 statistics live in the Ex / Normalization workspace when the app
+gives one large enough, else on the host (a NULL workspace of size 0 behaves as the non-Ex routine, as
+documented). fp16/bf16 are computed in fp32 and rounded once; double in double.
 
 The reserve space of the fused ops (BN_ACTIVATION, BN_ADD_ACTIVATION: ReLU) holds the activation's
 keep mask, one bit per element, image by image: forward writes it, backward reads it — an app that
@@ -31,6 +35,7 @@ import numpy as np
 from opemu.core import device, mcdnn
 from opemu.core.headers import enum
 from opemu.core.mcdnn import ACTIVATION, DATA
+from opemu.ops.mcdnn.scratch import buffer as _buffer
 
 _INFER = "mcdnn/mcdnn_ops_infer.h"
 BN_MODE = enum(_INFER, "mcdnnBatchNormMode_t")
@@ -56,11 +61,25 @@ def byte_tensor(nbytes):
 
 # ---------------------------------------------------------------- geometry and threads
 
+def channel_major(*tensors):
+    """Whether each tensor keeps every channel's spatial plane apart (the channel stride covers the plane),
+    so that a block of channels is a few long runs of memory (NCHW-like, not NHWC)."""
+    for t in tensors:
+        if t is None:
+            continue
+        plane = sum((d - 1) * s for d, s in zip(t.shape[2:], t.strides[2:])) + 1
+        if t.strides[1] < plane and t.shape[1] > 1:
+            return False
+    return True
+
+
 class Layout:
     """x's geometry for a normalization over the batch (per activation) or the batch and the spatial
-    dimensions (per channel). Parameters broadcast against one image x[n] with shape `pshape`."""
+    dimensions (per channel). Parameters broadcast against one image x[n] with shape `pshape`.
+    `by_channels`: the routines walk blocks of channels (see the module text), else images."""
 
-    def __init__(self, shape, per_channel):
+    def __init__(self, shape, per_channel, by_channels=False):
+        self.by_channels = per_channel and by_channels
         self.shape = tuple(shape)
         self.N, self.C = shape[0], shape[1]
         self.image = self.shape[1:]
@@ -72,10 +91,16 @@ class Layout:
         self.params = self.C if per_channel else self.elements
 
     def forward_workspace(self):
-        """Bytes of partial statistics: (sum, centre, M2) per image and channel, or (Σ, Σ²) per activation."""
+        """Bytes of float64 statistics: (mean, variance) per channel when walking channels, (sum, centre, M2)
+        per image and channel when walking images, (Σ, Σ²) per activation."""
+        if self.by_channels:
+            return 16 * self.C
         return 24 * self.N * self.C if self.per_channel else 16 * self.params
 
     def backward_workspace(self):
+        """(Σdy', Σdy'·(x-mean)) per channel, per image and channel, or per activation."""
+        if self.by_channels:
+            return 16 * self.C
         return 16 * self.N * self.C if self.per_channel else 16 * self.params
 
     def reserve(self):
@@ -317,6 +342,168 @@ def backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count):
     return d_scale, d_bias, a, b, c
 
 
+# ---------------------------------------------------------------- walking blocks of channels
+
+_BLOCK_BYTES = 3 << 19  # about 1.5 MiB of scratch per block and array: cache-resident between its passes
+
+
+def _channel_blocks(layout, ct):
+    per_channel = layout.N * layout.spatial * ct.itemsize
+    k = max(1, min(layout.C, _BLOCK_BYTES // max(per_channel, 1)))
+    return [(c, min(c + k, layout.C)) for c in range(0, layout.C, k)], k
+
+
+def _over_blocks(layout, blocks, fn):
+    """fn(block list) on the thread pool, each worker a contiguous run of the (shape-fixed) blocks."""
+    workers = min(len(blocks), os.cpu_count() or 1)
+    if workers <= 1 or layout.N * layout.elements < _PARALLEL_MIN:
+        fn(blocks)
+        return
+    bounds = [len(blocks) * i // workers for i in range(workers + 1)]
+    futures = [mcdnn._executor().submit(fn, blocks[bounds[i]:bounds[i + 1]]) for i in range(workers)]
+    for future in futures:
+        future.result()
+
+
+def _rows(view, shape):
+    """The view reshaped to `shape` without a copy, or None when its strides do not allow it."""
+    rows = view.view()
+    try:
+        rows.shape = shape
+    except AttributeError:
+        return None
+    return rows
+
+
+class _Block:
+    """Channels [c0, c1) of (N, C, ...) tensors as (N, k, spatial) rows: the tensor's own memory when it is
+    already in the compute type and its spatial dims merge, else a same-order copy in a thread's scratch."""
+
+    def __init__(self, layout, ct, k, c0, c1):
+        self.layout, self.ct, self.c0, self.c1 = layout, ct, c0, c1
+        self.kk = c1 - c0
+        self.shape = (layout.N, self.kk, layout.spatial)
+        self.full = (layout.N, k) + layout.shape[2:]
+
+    def scratch(self, name):
+        return _buffer(name, self.full, self.ct)[:, :self.kk].reshape(self.shape)
+
+    def read(self, tensor, name):
+        view = tensor[:, self.c0:self.c1]
+        if view.dtype == self.ct:
+            rows = _rows(view, self.shape)
+            if rows is not None:
+                return rows
+        block = _buffer(name, self.full, self.ct)[:, :self.kk]
+        np.copyto(block, view, casting="unsafe")
+        return block.reshape(self.shape)
+
+    def target(self, tensor, beta):
+        """Rows to write the result straight into, or None (a conversion, a blend or unmergeable strides)."""
+        if beta != 0 or tensor.dtype != self.ct:
+            return None
+        return _rows(tensor[:, self.c0:self.c1], self.shape)
+
+    def write(self, tensor, rows, beta):
+        """tensor[:, c0:c1] = rows + beta·tensor (beta == 0 never reads it), rounded once."""
+        target = tensor[:, self.c0:self.c1]
+        block = rows.reshape(target.shape)
+        if beta != 0:
+            prior = target.astype(self.ct)
+            prior *= self.ct.type(beta)
+            block += prior
+        np.copyto(target, block, casting="unsafe")
+
+
+def _column(values, ct):
+    return values.astype(ct)[:, None]
+
+
+def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
+    """Training forward walking channel blocks: y = alpha·(scale·(x-mean)·invstd + bias) + beta·y. Returns
+    (mean, biased variance, invstd), float64 per channel. Each block is centred on its fp32-rounded mean
+    (the variance corrects for that rounding) and transformed while it is in cache."""
+    blocks, k = _channel_blocks(layout, ct)
+    stats = _scratch(workspace, layout.forward_workspace(), (2, layout.C))
+    scale, bias = scale.reshape(-1), bias.reshape(-1)
+    count = layout.count
+
+    def run(mine):
+        ones = _buffer("ones", (layout.spatial,), ct)
+        ones[...] = 1
+        for c0, c1 in mine:
+            block = _Block(layout, ct, k, c0, c1)
+            rows = block.read(x, "x")
+            mean = (rows @ ones).sum(0, dtype=np.float64) / count
+            centre = mean.astype(ct)
+            t = block.scratch("t")
+            np.subtract(rows, centre[:, None], out=t)
+            var = np.maximum(np.vecdot(t, t).sum(0, dtype=np.float64) / count - (mean - centre) ** 2, 0)
+            inv = 1 / np.sqrt(var + eps)
+            a = scale[c0:c1] * inv
+            b = bias[c0:c1] + a * (centre - mean)     # t holds x - centre
+            out = block.target(y, beta)
+            if out is not None:
+                np.multiply(t, _column(a * alpha, ct), out=out)
+                out += _column(b * alpha, ct)
+            else:
+                t *= _column(a * alpha, ct)
+                t += _column(b * alpha, ct)
+                block.write(y, t, beta)
+            stats[0, c0:c1], stats[1, c0:c1] = mean, var
+    _over_blocks(layout, blocks, run)
+    mean, var = stats[0].copy(), stats[1].copy()
+    with np.errstate(divide="ignore"):
+        return mean, var, 1 / np.sqrt(var + eps)
+
+
+def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspace=None):
+    """Backward walking channel blocks. mean/inv None: recomputed from x. Returns (dScale, dBias)."""
+    blocks, k = _channel_blocks(layout, ct)
+    sums = _scratch(workspace, layout.backward_workspace(), (2, layout.C))
+    scale = scale.reshape(-1)
+    mean = None if mean is None else mean.reshape(-1)
+    inv = None if inv is None else inv.reshape(-1)
+    count = layout.count
+
+    def run(mine):
+        ones = _buffer("ones", (layout.spatial,), ct)
+        ones[...] = 1
+        for c0, c1 in mine:
+            block = _Block(layout, ct, k, c0, c1)
+            g = block.read(dy, "dy")
+            sum_dy = (g @ ones).sum(0, dtype=np.float64)
+            rows = block.read(x, "x")
+            if mean is None:
+                m = (rows @ ones).sum(0, dtype=np.float64) / count
+            else:
+                m = mean[c0:c1]
+            centre = m.astype(ct)
+            t = block.scratch("t")
+            np.subtract(rows, centre[:, None], out=t)
+            if mean is None:
+                var = np.maximum(np.vecdot(t, t).sum(0, dtype=np.float64) / count - (m - centre) ** 2, 0)
+                i = 1 / np.sqrt(var + eps)
+            else:
+                i = inv[c0:c1]
+            sum_dyx = np.vecdot(t, g).sum(0, dtype=np.float64) - (m - centre) * sum_dy
+            d_scale, d_bias, a, b, c = backward_coefficients(scale[c0:c1], m, i, sum_dy, sum_dyx, count)
+            t *= _column(b * alpha, ct)                   # dx = a·dy + b·(x - centre) + c + b·centre
+            t += _column((c + b * centre) * alpha, ct)
+            out = block.target(dx, beta)
+            if out is not None:
+                np.multiply(g, _column(a * alpha, ct), out=out)
+                out += t
+            else:
+                result = block.scratch("dx")
+                np.multiply(g, _column(a * alpha, ct), out=result)
+                result += t
+                block.write(dx, result, beta)
+            sums[0, c0:c1], sums[1, c0:c1] = d_scale, d_bias
+    _over_blocks(layout, blocks, run)
+    return sums[0].copy(), sums[1].copy()
+
+
 # ---------------------------------------------------------------- checks shared by both families
 
 def tensor_rank(*named):
@@ -520,16 +707,21 @@ def training_compute(op, a, v):
     layout, ct = a._layout, a._ct
     x = v[op.name_of("x")]
     workspace = v.get(op.roles.get("ws"))
-    mean, var = moments(layout, x, ct, workspace)
     eps = op.get(a, "eps")
-    inv = invstd(var, eps)
     scale, bias = param(v[op.name_of("scale")]), param(v[op.name_of("bias")])
-    a_coef = scale * inv
-    b_coef = bias - mean * a_coef
-    z = v.get(op.roles.get("z")) if a._ops == OPS_ADD_ACTIVATION else None
-    reserve = v.get(op.roles.get("rs")) if a._activation is not None else None
-    normalize(layout, x, v[op.name_of("y")], a_coef, b_coef, ct, a.alpha_value, a.beta_value, z=z,
-              activation=a._activation, reserve=reserve)
+    if layout.by_channels:
+        mean, var, inv = forward_by_channels(layout, x, v[op.name_of("y")], scale, bias, eps, ct, a.alpha_value,
+                                             a.beta_value, workspace)
+        mean, var, inv = (t.reshape(layout.pshape) for t in (mean, var, inv))
+    else:
+        mean, var = moments(layout, x, ct, workspace)
+        inv = invstd(var, eps)
+        a_coef = scale * inv
+        b_coef = bias - mean * a_coef
+        z = v.get(op.roles.get("z")) if a._ops == OPS_ADD_ACTIVATION else None
+        reserve = v.get(op.roles.get("rs")) if a._activation is not None else None
+        normalize(layout, x, v[op.name_of("y")], a_coef, b_coef, ct, a.alpha_value, a.beta_value, z=z,
+                  activation=a._activation, reserve=reserve)
     factor = op.get(a, "factor")
     if v.get(op.roles["rmean"]) is not None:
         running_update(v[op.roles["rmean"]], mean, factor)
@@ -544,6 +736,16 @@ def backward_compute(op, a, v):
     x, dy, dx = v[op.name_of("x")], v[op.name_of("dy")], v[op.name_of("dx")]
     workspace = v.get(op.roles.get("ws"))
     saved_mean = v.get(op.roles["smean"])
+    scale = param(v[op.name_of("scale")])
+    if layout.by_channels:
+        mean = inv = None
+        if saved_mean is not None:
+            mean, inv = param(saved_mean), param(v[op.roles["sinv"]])
+        d_scale, d_bias = backward_by_channels(layout, x, dy, dx, scale, mean, inv, op.get(a, "eps"), ct,
+                                               a.alphaDataDiff_value, a.betaDataDiff_value, workspace)
+        blend_param(v[op.name_of("dscale")], d_scale, a.alphaParamDiff_value, a.betaParamDiff_value)
+        blend_param(v[op.name_of("dbias")], d_bias, a.alphaParamDiff_value, a.betaParamDiff_value)
+        return
     if saved_mean is not None:
         mean, inv = param(saved_mean), param(v[op.roles["sinv"]])
     else:
@@ -553,7 +755,6 @@ def backward_compute(op, a, v):
     dz = v.get(op.roles.get("dz")) if a._ops == OPS_ADD_ACTIVATION else None
     sum_dy, sum_dyx = gradient_sums(layout, x, dy, mean, ct, workspace, reserve, dz, a.alphaDataDiff_value,
                                     a.betaDataDiff_value)
-    scale = param(v[op.name_of("scale")])
     d_scale, d_bias, a_coef, b_coef, c_coef = backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, layout.count)
     gradient_input(layout, x, dy, dx, a_coef, b_coef, c_coef, ct, a.alphaDataDiff_value, a.betaDataDiff_value,
                    reserve)
@@ -565,7 +766,7 @@ def backward_compute(op, a, v):
 
 def _prepare(op, a, per_channel, ops, activation):
     x = op.get(a, "xd")
-    a._layout = Layout(x.shape, per_channel)
+    a._layout = Layout(x.shape, per_channel, activation is None and channel_major(*_data(op, a)))
     a._ct = x.compute_dtype
     a._ops = ops
     a._activation = activation
@@ -673,6 +874,10 @@ def check_backward(op, a):
     _reserve(op, a, layout, activation)
 
 
+def _data(op, a):
+    return [op.get(a, k) for k in ("xd", "yd", "dyd", "dxd") if k in op.roles]
+
+
 def _data_named(op, a):
     return [(op.roles[k], op.get(a, k)) for k in ("xd", "yd", "zd", "dyd", "dxd", "dzd") if k in op.roles]
 
@@ -712,7 +917,7 @@ def check_size_query(op, a, stage):
     op.group_count(a)
     if activation is not None:
         fused_supported(op.ops_name(ops), activation, _data_named(op, a))
-    layout = Layout(op.get(a, "xd").shape, per_channel)
+    layout = Layout(op.get(a, "xd").shape, per_channel, activation is None and channel_major(*_data(op, a)))
     a._size = {"forward": layout.forward_workspace(), "backward": layout.backward_workspace(),
                "reserve": layout.reserve() if activation is not None else 0}[stage]
 
