@@ -19,9 +19,9 @@ transformations) or its data type is not a floating one."""
 import os
 
 import numpy as np
-from scipy import sparse
 
 from opemu.core import mcdnn
+from opemu.ops.mcdnn.scratch import buffer
 
 _PARALLEL_MIN = 1 << 16
 
@@ -99,6 +99,7 @@ class SpatialTfGridGeneratorBackward(mcdnn.McdnnOp):
 class _Taps:
     """The four bilinear neighbours of every output pixel of one image: flat input indices (the zero
     pad, index h_in·w_in, when outside) and weights, each (h·w,)."""
+    CORNERS = ((0, 0), (0, 1), (1, 0), (1, 1))
 
     def __init__(self, grid, h_in, w_in, ct):
         gx = grid[..., 0].reshape(-1).astype(ct)
@@ -109,28 +110,72 @@ class _Taps:
             x0, y0 = np.floor(ix), np.floor(iy)
         self.wx1, self.wy1 = ix - x0, iy - y0
         self.wx0, self.wy0 = 1 - self.wx1, 1 - self.wy1
-        pad = h_in * w_in
+        self.pad = pad = h_in * w_in
         with np.errstate(invalid="ignore"):
             x0 = np.nan_to_num(x0, nan=-2, posinf=-2, neginf=-2).clip(-2, w_in + 1).astype(np.int64)
             y0 = np.nan_to_num(y0, nan=-2, posinf=-2, neginf=-2).clip(-2, h_in + 1).astype(np.int64)
         self.index = {}
-        for dy_ in (0, 1):
-            for dx_ in (0, 1):
-                xi, yi = x0 + dx_, y0 + dy_
-                inside = (xi >= 0) & (xi < w_in) & (yi >= 0) & (yi < h_in)
-                self.index[dy_, dx_] = np.where(inside, yi * w_in + xi, pad)
+        for dy_, dx_ in self.CORNERS:
+            xi, yi = x0 + dx_, y0 + dy_
+            inside = (xi >= 0) & (xi < w_in) & (yi >= 0) & (yi < h_in)
+            self.index[dy_, dx_] = np.where(inside, yi * w_in + xi, pad)
 
     def weight(self, corner):
         return (self.wy1 if corner[0] else self.wy0) * (self.wx1 if corner[1] else self.wx0)
 
+    def gather(self, table):
+        """The four neighbours' rows of a (h_in·w_in + 1, C) table, each (h·w, C) in a thread's scratch."""
+        rows = []
+        for k, corner in enumerate(self.CORNERS):
+            out = buffer("corner%d" % k, (self.index[corner].size, table.shape[1]), table.dtype)
+            rows.append(np.take(table, self.index[corner], axis=0, out=out))
+        return rows
 
-def _padded(image, ct):
-    """(C, h_in·w_in + 1) in the compute type, the last column 0 (the zero padding)."""
+
+def _pixel_major(image, ct, name, pad_row=False):
+    """(C, h, w) → a thread's (h·w [+1], C) scratch copy in the compute type (with a zero row for the
+    padding when asked): a pixel's channels side by side, so the taps gather whole rows."""
     c = image.shape[0]
-    out = np.empty((c, image.shape[1] * image.shape[2] + 1), ct)
-    out[:, :-1].reshape(image.shape)[...] = image
-    out[:, -1] = 0
-    return out
+    pixels = image.shape[1] * image.shape[2]
+    table = buffer(name, (pixels + (1 if pad_row else 0), c), ct)
+    np.copyto(table[:pixels].reshape(image.shape[1], image.shape[2], c), np.moveaxis(image, 0, -1),
+              casting="unsafe")
+    if pad_row:
+        table[pixels] = 0
+    return table
+
+
+def _scatter(g, taps):
+    """dx of one image, pixel-major (h_in·w_in, C): every output pixel's gradient g (h·w, C) spread to its
+    four taps by their weights. The in-range taps are ordered by (taps per input pixel, input pixel) — a
+    stable order, so the sums are deterministic — which makes each class of pixels receiving k taps one
+    (m, k, C) block, summed over its k slices in order."""
+    pixels, c = g.shape
+    pad = taps.pad
+    index = np.concatenate([taps.index[k] for k in taps.CORNERS])
+    weight = np.concatenate([taps.weight(k) for k in taps.CORNERS])
+    result = buffer("dx", (pad, c), g.dtype)
+    result[...] = 0
+    inside = np.flatnonzero(index != pad)
+    if inside.size == 0:
+        return result
+    target = index[inside]
+    counts = np.bincount(target, minlength=pad)
+    order = np.argsort((counts[target].astype(np.int64) << 32) | target, kind="stable")
+    source = inside[order]
+    target = target[order]
+    contribution = np.take(g, source % pixels, axis=0, out=buffer("taps", (source.size, c), g.dtype))
+    contribution *= weight[source][:, None]
+    classes = counts[target]
+    bounds = np.flatnonzero(np.diff(classes)) + 1
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, classes.size]):
+        k = int(classes[lo])
+        block = contribution[lo:hi].reshape(-1, k, c)
+        total = block[:, 0]
+        for j in range(1, k):
+            total += block[:, j]
+        result[target[lo:hi:k]] = total
+    return result
 
 
 def _sampler_checks(a, data, out, dims_name):
@@ -168,11 +213,13 @@ class SpatialTfSamplerForward(mcdnn.McdnnOp):
         def run(lo, hi):
             for i in range(lo, hi):
                 taps = _Taps(grid[i], h_in, w_in, ct)
-                xe = _padded(x[i], ct)
-                result = np.zeros((c, h * w), ct)
-                for corner, index in taps.index.items():
-                    result += np.take(xe, index, axis=1) * taps.weight(corner)
-                mcdnn.write(y[i], result.reshape(c, h, w), a.alpha_value, a.beta_value)
+                rows = taps.gather(_pixel_major(x[i], ct, "x", pad_row=True))
+                result = rows[0]
+                result *= taps.weight(taps.CORNERS[0])[:, None]
+                for corner, part in zip(taps.CORNERS[1:], rows[1:]):
+                    part *= taps.weight(corner)[:, None]
+                    result += part
+                mcdnn.write(y[i], np.moveaxis(result.reshape(h, w, c), -1, 0), a.alpha_value, a.beta_value)
         _parallel(n, c * h * w * n, run)
 
 
@@ -199,32 +246,25 @@ class SpatialTfSamplerBackward(mcdnn.McdnnOp):
         x, grid, dy, dx, dgrid, ct = v["x"], v["grid"], v["dy"], v["dx"], v["dgrid"], a._ct
         n, c, h, w = a.stDesc.dims
         h_in, w_in = x.shape[2:]
-        pixels, pad = h * w, h_in * w_in
         scale_x, scale_y = ct.type((w_in - 1) / 2), ct.type((h_in - 1) / 2)
-        columns = np.tile(np.arange(pixels), 4)
 
         def run(lo, hi):
-            g = np.empty((pixels, c), ct)
             for i in range(lo, hi):
                 taps = _Taps(grid[i], h_in, w_in, ct)
-                g[...] = dy[i].reshape(c, pixels).T
-                # dx: the transposed sampling matrix (input pixel × output pixel) times dy
-                rows = np.concatenate([taps.index[k] for k in sorted(taps.index)])
-                weights = np.concatenate([taps.weight(k) for k in sorted(taps.index)])
-                spread = sparse.csr_matrix((weights, (rows, columns)), shape=(pad + 1, pixels))
-                gradient = (spread @ g)[:pad].T.reshape(c, h_in, w_in)
-                mcdnn.write(dx[i], np.ascontiguousarray(gradient), a.alpha_value, a.beta_value)
-                # dgrid: Σ_c dy · ∂sample/∂ix, ∂sample/∂iy
-                xe = _padded(x[i], ct)
-                v00, v01 = np.take(xe, taps.index[0, 0], axis=1), np.take(xe, taps.index[0, 1], axis=1)
-                v10, v11 = np.take(xe, taps.index[1, 0], axis=1), np.take(xe, taps.index[1, 1], axis=1)
-                gt = g.T
-                along_x = (v01 - v00) * taps.wy0
-                along_x += (v11 - v10) * taps.wy1
-                along_y = (v10 - v00) * taps.wx0
-                along_y += (v11 - v01) * taps.wx1
-                result = np.empty((pixels, 2), ct)
-                result[:, 0] = np.einsum("cp,cp->p", gt, along_x) * scale_x
-                result[:, 1] = np.einsum("cp,cp->p", gt, along_y) * scale_y
+                g = _pixel_major(dy[i], ct, "dy")
+                gradient = _scatter(g, taps)
+                mcdnn.write(dx[i], np.moveaxis(gradient.reshape(h_in, w_in, c), -1, 0), a.alpha_value,
+                            a.beta_value)
+                # dgrid: with A = v01-v00, D = v10-v00, E = v11-v10-A (v_yx the neighbours),
+                # ∂sample/∂ix = A + wy1·E and ∂sample/∂iy = D + wx1·E, summed against dy over channels
+                v00, v01, v10, v11 = taps.gather(_pixel_major(x[i], ct, "x", pad_row=True))
+                e = np.subtract(v11, v10, out=v11)
+                d = np.subtract(v10, v00, out=v10)
+                a_ = np.subtract(v01, v00, out=v01)
+                e -= a_
+                along_e = np.einsum("pc,pc->p", g, e)
+                result = np.empty((h * w, 2), ct)
+                result[:, 0] = (np.einsum("pc,pc->p", g, a_) + taps.wy1 * along_e) * scale_x
+                result[:, 1] = (np.einsum("pc,pc->p", g, d) + taps.wx1 * along_e) * scale_y
                 mcdnn.write(dgrid[i], result.reshape(h, w, 2), a.alpha_grid, a.beta_grid)
-        _parallel(n, c * pixels * n, run)
+        _parallel(n, c * h * w * n, run)
