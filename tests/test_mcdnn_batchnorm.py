@@ -362,13 +362,17 @@ def test_ex_with_the_nulls_pytorch_passes_matches_the_plain_routines(bn):
     close(b.DS.read().ravel(), w.grad.numpy(), FLOAT, atol_scale=10)
 
 
-def test_ex_workspace_holds_the_partial_statistics_and_null_workspace_acts_like_the_plain_routine(bn):
-    b = bn(FLOAT, DIMS, SPATIAL)
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_ex_workspace_holds_the_statistics_and_null_workspace_acts_like_the_plain_routine(bn, layout):
+    b = bn(FLOAT, DIMS, SPATIAL, layout)
     assert b.training() == 0
     plain_y, plain_sm = b.Y.read(), b.SI.read()
     _, ws = size_query("mcdnnGetBatchNormalizationForwardTrainingExWorkspaceSize", b.handle, c_int(SPATIAL),
                        c_int(OPS_BN), b.xd.handle, None, b.xd.handle, b.pd.handle, None)
-    assert ws == 24 * DIMS[0] * DIMS[1]                      # (sum, centre, M2) per image and channel
+    n, c = DIMS[:2]
+    # NCHW walks channel blocks: (mean, variance) per channel; NHWC walks images: (sum, centre, M2) per image
+    # and channel
+    assert ws == (16 * c if layout == "nchw" else 24 * n * c)
     W = device_bytes(ws, fill=0xFF)                           # NaN bit patterns: the routine must not read them
     b.Y = DeviceTensor(b.xd)
     assert ex_forward(b, workspace=W.address, ws_size=ws) == 0, recent_error()

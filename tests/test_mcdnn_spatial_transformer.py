@@ -138,6 +138,19 @@ def test_sampler_backward_gives_dx_and_dgrid_like_grid_sample_autograd(handle, c
     close(case.DG.read(), dgrid, code, magnitude=10)
 
 
+def test_sampler_backward_when_many_outputs_fold_onto_the_same_pixels(handle):
+    """Half the grid on one point, the rest spread: one input pixel receives thousands of taps while the
+    others receive a few; the scatter's per-pixel sums must still equal torch's."""
+    case = Case(handle, FLOAT, seed=5)
+    grid = np.random.default_rng(6).uniform(-1, 1, case.G.desc.dims)
+    grid[:, :3] = 0.1
+    case.G = DeviceTensor(case.G.desc, grid)
+    assert case.sample_backward() == 0, recent_error()
+    _, dx, dgrid = torch_sampler(case.x, rounded(grid, FLOAT), case.dy)
+    close(case.DX.read(), dx, FLOAT)
+    close(case.DG.read(), dgrid, FLOAT, magnitude=10)
+
+
 def test_sampler_alpha_beta_blend_both_outputs(handle):
     case = Case(handle, FLOAT, seed=3)
     assert case.grid() == 0
