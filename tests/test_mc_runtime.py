@@ -18,7 +18,7 @@ CASES = {
     "mcdnn_library_and_handle": {},
     "tensor_descriptors": {},
     "activation_pooling_lrn_descriptors": {},
-    "unimplemented_routines_are_not_supported": {},
+    "unimplemented_features_are_not_supported": {},
 }
 
 
