@@ -365,6 +365,13 @@ def _over_blocks(layout, blocks, fn):
         future.result()
 
 
+def _rowdot(a, b):
+    """Dot products along the last axis: BLAS-speed np.vecdot on NumPy 2, einsum before."""
+    if hasattr(np, "vecdot"):
+        return np.vecdot(a, b)
+    return np.einsum("...i,...i->...", a, b)
+
+
 def _rows(view, shape):
     """The view reshaped to `shape` without a copy, or None when its strides do not allow it."""
     rows = view.view()
@@ -438,7 +445,7 @@ def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspa
             centre = mean.astype(ct)
             t = block.scratch("t")
             np.subtract(rows, centre[:, None], out=t)
-            var = np.maximum(np.vecdot(t, t).sum(0, dtype=np.float64) / count - (mean - centre) ** 2, 0)
+            var = np.maximum(_rowdot(t, t).sum(0, dtype=np.float64) / count - (mean - centre) ** 2, 0)
             inv = 1 / np.sqrt(var + eps)
             a = scale[c0:c1] * inv
             b = bias[c0:c1] + a * (centre - mean)     # t holds x - centre
@@ -482,11 +489,11 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
             t = block.scratch("t")
             np.subtract(rows, centre[:, None], out=t)
             if mean is None:
-                var = np.maximum(np.vecdot(t, t).sum(0, dtype=np.float64) / count - (m - centre) ** 2, 0)
+                var = np.maximum(_rowdot(t, t).sum(0, dtype=np.float64) / count - (m - centre) ** 2, 0)
                 i = 1 / np.sqrt(var + eps)
             else:
                 i = inv[c0:c1]
-            sum_dyx = np.vecdot(t, g).sum(0, dtype=np.float64) - (m - centre) * sum_dy
+            sum_dyx = _rowdot(t, g).sum(0, dtype=np.float64) - (m - centre) * sum_dy
             d_scale, d_bias, a, b, c = backward_coefficients(scale[c0:c1], m, i, sum_dy, sum_dyx, count)
             t *= _column(b * alpha, ct)                   # dx = a·dy + b·(x - centre) + c + b·centre
             t += _column((c + b * centre) * alpha, ct)
