@@ -111,14 +111,15 @@ class _Taps:
         self.wx1, self.wy1 = ix - x0, iy - y0
         self.wx0, self.wy0 = 1 - self.wx1, 1 - self.wy1
         self.pad = pad = h_in * w_in
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # NaN and huge coordinates land outside: the zero pad
             x0 = np.nan_to_num(x0, nan=-2, posinf=-2, neginf=-2).clip(-2, w_in + 1).astype(np.int64)
             y0 = np.nan_to_num(y0, nan=-2, posinf=-2, neginf=-2).clip(-2, h_in + 1).astype(np.int64)
+        column = ((x0 >= 0) & (x0 < w_in), (x0 >= -1) & (x0 < w_in - 1))   # x0, x0 + 1 inside
+        row = ((y0 >= 0) & (y0 < h_in), (y0 >= -1) & (y0 < h_in - 1))
+        base = y0 * w_in + x0
         self.index = {}
         for dy_, dx_ in self.CORNERS:
-            xi, yi = x0 + dx_, y0 + dy_
-            inside = (xi >= 0) & (xi < w_in) & (yi >= 0) & (yi < h_in)
-            self.index[dy_, dx_] = np.where(inside, yi * w_in + xi, pad)
+            self.index[dy_, dx_] = np.where(row[dy_] & column[dx_], base + (dy_ * w_in + dx_), pad)
 
     def weight(self, corner):
         return (self.wy1 if corner[0] else self.wy0) * (self.wx1 if corner[1] else self.wx0)
@@ -145,6 +146,15 @@ def _pixel_major(image, ct, name, pad_row=False):
     return table
 
 
+def _order_by(major, minor, bound):
+    """The stable order of (major, minor) pairs: two stable sorts, radix sorts on 16-bit keys when the values
+    fit (minor < bound, major <= its count)."""
+    if bound < 1 << 16 and minor.size < 1 << 16:
+        first = np.argsort(minor.astype(np.uint16), kind="stable")
+        return first[np.argsort(major[first].astype(np.uint16), kind="stable")]
+    return np.argsort((major.astype(np.int64) << 32) | minor, kind="stable")
+
+
 def _scatter(g, taps):
     """dx of one image, pixel-major (h_in·w_in, C): every output pixel's gradient g (h·w, C) spread to its
     four taps by their weights. The in-range taps are ordered by (taps per input pixel, input pixel) — a
@@ -161,7 +171,7 @@ def _scatter(g, taps):
         return result
     target = index[inside]
     counts = np.bincount(target, minlength=pad)
-    order = np.argsort((counts[target].astype(np.int64) << 32) | target, kind="stable")
+    order = _order_by(counts[target], target, pad)
     source = inside[order]
     target = target[order]
     contribution = np.take(g, source % pixels, axis=0, out=buffer("taps", (source.size, c), g.dtype))
