@@ -344,7 +344,7 @@ def backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count):
 
 # ---------------------------------------------------------------- walking blocks of channels
 
-_BLOCK_BYTES = 3 << 19  # about 1.5 MiB of scratch per block and array: cache-resident between its passes
+_BLOCK_BYTES = 1600 << 10  # scratch per block and array: cache-resident between the block's passes
 
 
 def _channel_blocks(layout, ct):
