@@ -747,3 +747,70 @@ def test_size_queries_check_their_descriptors_and_output(bn):
     assert norm_size_query("mcdnnGetNormalizationForwardTrainingWorkspaceSize", b.handle, c_int(NORM_PER_CHANNEL),
                            c_int(OPS_BN), c_int(0), b.xd.handle, None, b.xd.handle,
                            derived(b.xd, PER_ACTIVATION).handle, None, b.pd.handle) == (BAD_PARAM, 12345)
+
+
+def _named_call(name, args, null):
+    """Calls `name` with (parameter, value) pairs, the parameter named `null` passed as NULL."""
+    assert null in dict(args), null
+    return call(name, *[None if n == null else v for n, v in args])
+
+
+def ex_forward_args(b):
+    return [("handle", b.handle), ("mode", c_int(b.mode)), ("bnOps", c_int(OPS_BN)), ("alpha", b.s(1)),
+            ("beta", b.s(0)), ("xDesc", b.xd.handle), ("xData", b.X.address), ("zDesc", None), ("zData", None),
+            ("yDesc", b.xd.handle), ("yData", b.Y.address), ("bnScaleBiasMeanVarDesc", b.pd.handle),
+            ("bnScale", b.S.address), ("bnBias", b.B.address), ("factor", c_double(0.1)),
+            ("resultRunningMean", b.RM.address), ("resultRunningVariance", b.RV.address), ("epsilon", c_double(EPS)),
+            ("resultSaveMean", b.SM.address), ("resultSaveInvVariance", b.SI.address), ("activationDesc", None),
+            ("workspace", None), ("workSpaceSizeInBytes", c_size_t(0)), ("reserveSpace", None),
+            ("reserveSpaceSizeInBytes", c_size_t(0))]
+
+
+def ex_backward_args(b):
+    return [("handle", b.handle), ("mode", c_int(b.mode)), ("bnOps", c_int(OPS_BN)), ("alphaDataDiff", b.s(1)),
+            ("betaDataDiff", b.s(0)), ("alphaParamDiff", b.s(1)), ("betaParamDiff", b.s(0)), ("xDesc", b.xd.handle),
+            ("xData", b.X.address), ("yDesc", None), ("yData", None), ("dyDesc", b.xd.handle),
+            ("dyData", b.DY.address), ("dzDesc", None), ("dzData", None), ("dxDesc", b.xd.handle),
+            ("dxData", b.DX.address), ("dBnScaleBiasDesc", b.pd.handle), ("bnScaleData", b.S.address),
+            ("bnBiasData", None), ("dBnScaleData", b.DS.address), ("dBnBiasData", b.DB.address),
+            ("epsilon", c_double(EPS)), ("savedMean", b.SM.address), ("savedInvVariance", b.SI.address),
+            ("activationDesc", None), ("workSpace", None), ("workSpaceSizeInBytes", c_size_t(0)),
+            ("reserveSpace", None), ("reserveSpaceSizeInBytes", c_size_t(0))]
+
+
+@pytest.mark.parametrize("null", ["alpha", "beta", "xData", "yData", "bnScale", "bnBias", "resultSaveMean",
+                                  "resultRunningVariance"])
+def test_forward_training_ex_null_pointer_is_bad_param(bn, null):
+    b = bn(FLOAT, DIMS, SPATIAL)
+    assert _named_call("mcdnnBatchNormalizationForwardTrainingEx", ex_forward_args(b), null) == BAD_PARAM
+    assert null in recent_error() or "only together" in recent_error()
+
+
+@pytest.mark.parametrize("null", ["alphaDataDiff", "betaDataDiff", "alphaParamDiff", "betaParamDiff", "xData",
+                                  "dyData", "dxData", "bnScaleData", "dBnScaleData", "dBnBiasData", "savedMean"])
+def test_backward_ex_null_pointer_is_bad_param(bn, null):
+    b = bn(FLOAT, DIMS, SPATIAL)
+    assert b.training() == 0
+    assert _named_call("mcdnnBatchNormalizationBackwardEx", ex_backward_args(b), null) == BAD_PARAM
+    assert null in recent_error() or "only together" in recent_error()
+
+
+def test_ex_routines_with_all_their_pointers_succeed(bn):
+    """The argument lists the NULL tests start from are valid: each failure above is the NULL's."""
+    b = bn(FLOAT, DIMS, SPATIAL)
+    assert call("mcdnnBatchNormalizationForwardTrainingEx", *[v for _, v in ex_forward_args(b)]) == 0
+    assert call("mcdnnBatchNormalizationBackwardEx", *[v for _, v in ex_backward_args(b)]) == 0
+
+
+@pytest.mark.parametrize("routine", ["training", "backward"])
+def test_normalization_null_pointer_is_bad_param(bn, routine):
+    b = bn(FLOAT, DIMS, SPATIAL)
+    if routine == "training":
+        b.B = type("Null", (), {"address": None})()          # normBias NULL
+        assert norm_training(b) == BAD_PARAM
+        assert "normBias" in recent_error()
+    else:
+        assert norm_training(b) == 0
+        b.DB = type("Null", (), {"address": None})()         # dNormBiasData NULL
+        assert norm_backward(b) == BAD_PARAM
+        assert "dNormBiasData" in recent_error()
