@@ -603,6 +603,13 @@ class Normalization(mcdnn.McdnnOp):
                                                "ws", "rs") if p in r)
         super().__init_subclass__(**kwargs)
 
+    def check(self, a):
+        {"inference": check_inference, "training": check_training, "backward": check_backward}[self.stage](self, a)
+
+    def compute(self, a, v):
+        {"inference": inference_compute, "training": training_compute,
+         "backward": backward_compute}[self.stage](self, a, v)
+
     # -- argument access by role
     def get(self, a, role):
         name = self.roles.get(role)
@@ -942,11 +949,6 @@ class BatchNormalizationForwardInference(Normalization):
                  pd="bnScaleBiasMeanVarDesc", scale="bnScale", bias="bnBias", emean="estimatedMean",
                  evar="estimatedVariance", eps="epsilon")
 
-    def check(self, a):
-        check_inference(self, a)
-
-    def compute(self, a, v):
-        inference_compute(self, a, v)
 
 
 class BatchNormalizationForwardTraining(Normalization):
@@ -958,11 +960,6 @@ class BatchNormalizationForwardTraining(Normalization):
                  rmean="resultRunningMean", rvar="resultRunningVariance", eps="epsilon", smean="resultSaveMean",
                  sinv="resultSaveInvVariance")
 
-    def check(self, a):
-        check_training(self, a)
-
-    def compute(self, a, v):
-        training_compute(self, a, v)
 
 
 class BatchNormalizationForwardTrainingEx(Normalization):
@@ -976,11 +973,6 @@ class BatchNormalizationForwardTrainingEx(Normalization):
                  eps="epsilon", smean="resultSaveMean", sinv="resultSaveInvVariance", act="activationDesc",
                  ws="workspace", wsize="workSpaceSizeInBytes", rs="reserveSpace", rsize="reserveSpaceSizeInBytes")
 
-    def check(self, a):
-        check_training(self, a)
-
-    def compute(self, a, v):
-        training_compute(self, a, v)
 
 
 class BatchNormalizationBackward(Normalization):
@@ -991,11 +983,6 @@ class BatchNormalizationBackward(Normalization):
                  pd="dBnScaleBiasDesc", scale="bnScale", dscale="dBnScaleResult", dbias="dBnBiasResult",
                  eps="epsilon", smean="savedMean", sinv="savedInvVariance")
 
-    def check(self, a):
-        check_backward(self, a)
-
-    def compute(self, a, v):
-        backward_compute(self, a, v)
 
 
 class BatchNormalizationBackwardEx(Normalization):
@@ -1008,11 +995,6 @@ class BatchNormalizationBackwardEx(Normalization):
                  sinv="savedInvVariance", act="activationDesc", ws="workSpace", wsize="workSpaceSizeInBytes",
                  rs="reserveSpace", rsize="reserveSpaceSizeInBytes")
 
-    def check(self, a):
-        check_backward(self, a)
-
-    def compute(self, a, v):
-        backward_compute(self, a, v)
 
 
 class _SizeQuery(Normalization):

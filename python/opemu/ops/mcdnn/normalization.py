@@ -7,9 +7,7 @@ with the same reserve-space keep mask, so a forward of either family pairs with 
 
 epsilon must be >= 0 (BAD_PARAM otherwise). The NULLs a framework passes for plain normOps (zDesc, z, yDesc,
 y, dzDesc, dz, normBias in backward, activationDesc, workspace and reserve space of size 0) are accepted."""
-from opemu.ops.mcdnn.batchnorm import (BF16, DOUBLE, FLOAT, HALF, Normalization, _SizeQuery, backward_compute,
-                                       check_backward, check_inference, check_training, inference_compute,
-                                       training_compute)
+from opemu.ops.mcdnn.batchnorm import BF16, DOUBLE, FLOAT, HALF, Normalization, _SizeQuery
 
 _ALL = (HALF, BF16, FLOAT, DOUBLE)
 
@@ -24,11 +22,6 @@ class NormalizationForwardInference(Normalization):
                  emean="estimatedMean", evar="estimatedVariance", zd="zDesc", z="z", act="activationDesc",
                  yd="yDesc", y="y", eps="epsilon", groups="groupCnt")
 
-    def check(self, a):
-        check_inference(self, a)
-
-    def compute(self, a, v):
-        inference_compute(self, a, v)
 
 
 class NormalizationForwardTraining(Normalization):
@@ -43,11 +36,6 @@ class NormalizationForwardTraining(Normalization):
                  yd="yDesc", y="yData", ws="workspace", wsize="workSpaceSizeInBytes", rs="reserveSpace",
                  rsize="reserveSpaceSizeInBytes", groups="groupCnt")
 
-    def check(self, a):
-        check_training(self, a)
-
-    def compute(self, a, v):
-        training_compute(self, a, v)
 
 
 class NormalizationBackward(Normalization):
@@ -62,11 +50,6 @@ class NormalizationBackward(Normalization):
                  sinv="savedInvVariance", act="activationDesc", ws="workSpace", wsize="workSpaceSizeInBytes",
                  rs="reserveSpace", rsize="reserveSpaceSizeInBytes", groups="groupCnt")
 
-    def check(self, a):
-        check_backward(self, a)
-
-    def compute(self, a, v):
-        backward_compute(self, a, v)
 
 
 class GetNormalizationForwardTrainingWorkspaceSize(_SizeQuery):
