@@ -5,13 +5,11 @@ An mcDNN routine is single-phase: the bridge converts the raw arguments (handle 
 validated C objects, read once at call time as cuDNN does), the op's `check` raises the vendor's
 status in the vendor's order, then `compute` runs as a task on the handle's stream over zero-copy
 views of device memory."""
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import ml_dtypes
 import numpy as np
 
-from opemu.core import device
+from opemu.core import device, parallel
 from opemu.core.headers import enum
 from opemu.core.status import VendorError
 
@@ -156,16 +154,7 @@ def elementwise(p, inputs, output, fn, ct, alpha, beta):
         write(out[lo:hi], fn(*[as_compute(a[lo:hi], ct) for a in ins]), alpha, beta)
 
 
-_pool = None
-_workers = max(1, os.cpu_count() or 1)
 _PARALLEL_MIN = 1 << 17
-
-
-def _executor():
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=_workers, thread_name_prefix="opemu-mcdnn")
-    return _pool
 
 
 def by_batch(views, fn, batch=None):
@@ -177,18 +166,11 @@ def by_batch(views, fn, batch=None):
     if batch is None:
         batch = max((a.shape[0] for a in arrays.values() if a.ndim), default=1)
     total = max((a.size for a in arrays.values()), default=0)
-    workers = min(batch, _workers)
-    if workers <= 1 or total < _PARALLEL_MIN:
-        fn(views)
-        return
-    bounds = [batch * i // workers for i in range(workers + 1)]
 
-    def part(i):
-        lo, hi = bounds[i], bounds[i + 1]
+    def part(lo, hi):
         fn({k: (a[lo:hi] if a is not None and a.ndim and a.shape[0] == batch else a) for k, a in views.items()})
 
-    for future in [_executor().submit(part, i) for i in range(workers)]:
-        future.result()
+    parallel.split(batch, part, worth=total >= _PARALLEL_MIN)
 
 
 OPS = {}

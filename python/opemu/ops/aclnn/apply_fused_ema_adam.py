@@ -30,10 +30,10 @@ and answers ACLNN_ERR_RUNTIME_ERROR after the checks.
 """
 import numpy as np
 
-from opemu.core import checks, dtypes, status
+from opemu.core import checks, dtypes, parallel, status
 from opemu.core.op import AclnnOp
 from opemu.core.tensor import TensorDesc
-from opemu.ops.aclnn import _parallel, _products
+from opemu.ops.aclnn import _products
 
 PRODUCTS = ("A2", "A3", "950")
 DATA = ("grad", "varRef", "mRef", "vRef", "sRef")
@@ -93,8 +93,8 @@ class ApplyFusedEmaAdam(AclnnOp):
                 c1 = c2 = np.float32(1)
             k = _Constants(b1, b2, ema, eps, lr, wd, np.float32(1) / c1, np.float32(1) / c2, a.mode)
         pieces = list(_pieces(arrays))
-        jobs = _split(pieces, _parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1)
-        _parallel.run(_run_pieces, [(job, k) for job in jobs])
+        jobs = _split(pieces, parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1)
+        parallel.run(_run_pieces, [(job, k) for job in jobs])
 
 
 def _scalars(lr, ema, beta1, beta2, eps, weight_decay):

@@ -32,9 +32,9 @@ import functools
 
 import numpy as np
 
-from opemu.core import checks, device, dtypes, status
+from opemu.core import checks, device, dtypes, parallel, status
 from opemu.core.op import AclnnOp, soc_is_a2_a3
-from opemu.ops.aclnn import _parallel, _products
+from opemu.ops.aclnn import _products
 
 PRODUCTS = ("910", "A2", "A3", "950")
 _GRAD = [dtypes.acl("FLOAT"), dtypes.acl("FLOAT16")]
@@ -150,7 +150,7 @@ def _accumulate(rows, index, order, out, scale):
             segments = group[j:j + per_job]
             jobs.append((rows, order, starts[segments], length, targets[segments], out, scale))
     big = rows.shape[1] * sorted_keys.size >= (1 << 18)
-    _parallel.run(_sum_segments, jobs, parallel=big)
+    parallel.run(_sum_segments, jobs, parallel=big)
 
 
 def _sum_segments(rows, order, starts, length, targets, out, scale):

@@ -38,9 +38,9 @@ import functools
 
 import numpy as np
 
-from opemu.core import checks, device, dtypes, status
+from opemu.core import checks, device, dtypes, parallel, status
 from opemu.core.op import AclnnOp, soc_is_a2_a3
-from opemu.ops.aclnn import _parallel, _products
+from opemu.ops.aclnn import _products
 
 FLOAT, FLOAT16, BF16 = dtypes.acl("FLOAT"), dtypes.acl("FLOAT16"), dtypes.acl("BF16")
 TARGET_DTYPES = [dtypes.acl("INT64"), dtypes.acl("UINT8"), dtypes.acl("INT32")]
@@ -100,9 +100,9 @@ def _round(values, kernel_dtype):
 
 def _zero(array):
     """The kernel's memset of the output, on every core for a large one (rows are independent)."""
-    parts = _parallel.WORKERS if array.size >= PARALLEL_FILL and array.shape[0] > 1 else 1
+    parts = parallel.WORKERS if array.size >= PARALLEL_FILL and array.shape[0] > 1 else 1
     rows = -(-array.shape[0] // parts)
-    _parallel.run(_fill, [(array[i:i + rows], 0) for i in range(0, array.shape[0], rows)])
+    parallel.run(_fill, [(array[i:i + rows], 0) for i in range(0, array.shape[0], rows)])
 
 
 def _fill(array, value):

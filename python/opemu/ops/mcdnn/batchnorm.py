@@ -28,14 +28,13 @@ RELU activation (NOT_SUPPORTED otherwise, as the seed states for the layout); Fo
 supports z only for HALF data (its configuration table); bf16 is supported where the seed's tables list
 it (ForwardTraining; ForwardInference follows it); dz is blended with the DataDiff pair like dx."""
 import math
-import os
 
 import numpy as np
 
-from opemu.core import device, mcdnn
+from opemu.core import device, mcdnn, parallel
 from opemu.core.headers import enum
 from opemu.core.mcdnn import ACTIVATION, DATA
-from opemu.ops.mcdnn.scratch import buffer as _buffer
+from opemu.core.scratch import buffer as _buffer
 
 _INFER = "mcdnn/mcdnn_ops_infer.h"
 BN_MODE = enum(_INFER, "mcdnnBatchNormMode_t")
@@ -116,17 +115,9 @@ class Layout:
 
 
 def _parallel(layout, fn):
-    """fn(lo, hi) over image ranges on the mcDNN thread pool. Every image is computed on its own, so the
-    result does not depend on how the batch was split."""
-    n = layout.N
-    workers = min(n, os.cpu_count() or 1)
-    if workers <= 1 or n * layout.elements < _PARALLEL_MIN:
-        fn(0, n)
-        return
-    bounds = [n * i // workers for i in range(workers + 1)]
-    futures = [mcdnn._executor().submit(fn, bounds[i], bounds[i + 1]) for i in range(workers)]
-    for future in futures:
-        future.result()
+    """fn(lo, hi) over image ranges. Every image is computed on its own, so the result does not depend on
+    how the batch was split."""
+    parallel.split(layout.N, fn, worth=layout.N * layout.elements >= _PARALLEL_MIN)
 
 
 def _scratch(workspace, nbytes, shape):
@@ -354,15 +345,8 @@ def _channel_blocks(layout, ct):
 
 
 def _over_blocks(layout, blocks, fn):
-    """fn(block list) on the thread pool, each worker a contiguous run of the (shape-fixed) blocks."""
-    workers = min(len(blocks), os.cpu_count() or 1)
-    if workers <= 1 or layout.N * layout.elements < _PARALLEL_MIN:
-        fn(blocks)
-        return
-    bounds = [len(blocks) * i // workers for i in range(workers + 1)]
-    futures = [mcdnn._executor().submit(fn, blocks[bounds[i]:bounds[i + 1]]) for i in range(workers)]
-    for future in futures:
-        future.result()
+    """fn(block list), each worker a contiguous run of the (shape-fixed) blocks."""
+    parallel.split(len(blocks), lambda lo, hi: fn(blocks[lo:hi]), worth=layout.N * layout.elements >= _PARALLEL_MIN)
 
 
 def _rowdot(a, b):

@@ -16,12 +16,11 @@ Statuses: BAD_PARAM for a NULL handle, descriptor, tensor or scaling factor, a d
 from the descriptor's, x / dx dims that differ, an n or c of x that differs from the descriptor's, data
 types that differ from the descriptor's; NOT_SUPPORTED when the descriptor's tensor is not 4-D (only 2-D
 transformations) or its data type is not a floating one."""
-import os
 
 import numpy as np
 
-from opemu.core import mcdnn
-from opemu.ops.mcdnn.scratch import buffer
+from opemu.core import mcdnn, parallel
+from opemu.core.scratch import buffer
 
 _PARALLEL_MIN = 1 << 16
 
@@ -53,14 +52,7 @@ def base_grid(h, w, ct):
 
 
 def _parallel(n, elements, fn):
-    workers = min(n, os.cpu_count() or 1)
-    if workers <= 1 or elements < _PARALLEL_MIN:
-        fn(0, n)
-        return
-    bounds = [n * i // workers for i in range(workers + 1)]
-    futures = [mcdnn._executor().submit(fn, bounds[i], bounds[i + 1]) for i in range(workers)]
-    for future in futures:
-        future.result()
+    parallel.split(n, fn, worth=elements >= _PARALLEL_MIN)
 
 
 class SpatialTfGridGeneratorForward(mcdnn.McdnnOp):

@@ -1,4 +1,4 @@
-"""Per-thread scratch arrays for the mcDNN kernels, reused across calls.
+"""Per-thread scratch arrays for the kernels, reused across calls.
 
 A fresh large NumPy temporary is a fresh mmap, and its first touch costs a page fault per 4 KiB page — in a
 virtual machine that can cost more than the arithmetic. Kernels that stream through big tensors therefore

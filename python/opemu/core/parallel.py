@@ -1,0 +1,52 @@
+"""Running independent pieces of one kernel on the host's cores.
+
+NumPy releases the GIL inside its loops, so a kernel split into pieces that write disjoint parts of
+the output runs on several cores. Which piece computes what never depends on timing, so results are
+the same whatever the scheduling. OPEMU_THREADS caps the workers (default: every core)."""
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+WORKERS = max(1, int(os.environ.get("OPEMU_THREADS") or 0) or os.cpu_count() or 1)
+_pool = None
+_pool_pid = None
+
+
+def _executor():
+    # a pool inherited through fork() has no threads behind it: the child makes its own
+    global _pool, _pool_pid
+    if _pool is None or _pool_pid != os.getpid():
+        _pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="opemu-kernel")
+        _pool_pid = os.getpid()
+    return _pool
+
+
+def _wait(futures):
+    for future in futures:
+        future.result()  # re-raises a piece's exception in the caller
+
+
+def split(count, function, worth=True):
+    """function(lo, hi) over contiguous parts of range(count), one part per worker when `worth` it."""
+    workers = min(count, WORKERS)
+    if not worth or workers <= 1:
+        function(0, count)
+        return
+    bounds = [count * i // workers for i in range(workers + 1)]
+    _wait([_executor().submit(function, bounds[i], bounds[i + 1]) for i in range(workers)])
+
+
+def run(function, jobs, parallel=True):
+    """function(*job) for every job; jobs are dealt round-robin to the workers (neighbouring jobs
+    cost about the same)."""
+    jobs = list(jobs)
+    if not parallel or WORKERS == 1 or len(jobs) < 2:
+        for job in jobs:
+            function(*job)
+        return
+    shares = [jobs[w::WORKERS] for w in range(WORKERS)]
+    _wait([_executor().submit(_each, function, share) for share in shares if share])
+
+
+def _each(function, jobs):
+    for job in jobs:
+        function(*job)
