@@ -12,6 +12,17 @@ from opemu.core import device, dtypes, status
 HALF_DTYPES = [dtypes.acl("FLOAT16"), dtypes.acl("BF16")]
 TARGET_DTYPES = [dtypes.acl("INT32"), dtypes.acl("INT64")]
 
+# Logits are produced one fp32 tile at a time: VOCAB_CHUNK columns (two of the kernels' 256-column
+# BASE_N blocks) by as many rows as fit TILE_ELEMENTS, so a tile stays in the last-level cache.
+VOCAB_CHUNK = 512
+TILE_ELEMENTS = 1 << 19
+
+
+def tile(rows, columns):
+    """(columns per chunk, rows per block) of the logits tiles for a rows × columns product."""
+    chunk = max(1, min(columns, VOCAB_CHUNK))
+    return chunk, max(1, min(rows, TILE_ELEMENTS // chunk))
+
 
 def outside_shard(mask, rows):
     """Bit i of a targetMask: LSB-first in UINT8 bytes (or one BOOL per row); 1 = the target is

@@ -13,23 +13,23 @@ shapes only work as G @ weight); the table gives weightGradOut as [V, BT] (the c
 input in place as scratch; opemu leaves it intact (the reference allows either).
 
 Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
-columns and, inside each, the rows in blocks of ROW_BLOCK: G exists one ROW_BLOCK × VOCAB_CHUNK
-tile at a time, recomputed from the logits in memory-saving mode. Every scratch buffer lives in
-the workspace phase 1 sizes from (BT, V, H):
-    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk fp32 VOCAB_CHUNK×H,
-    weightGrad chunk accumulator and partial VOCAB_CHUNK×H each, a ROW_BLOCK×H partial,
-    the G tile ROW_BLOCK×VOCAB_CHUNK (fp32) and its rounding scratch.
+columns and, inside each, the rows in blocks (the logits tiles of _vocab_parallel.tile): G exists
+one tile at a time, recomputed from the logits in memory-saving mode, and its elementwise steps run
+over SLAB_ROWS rows at a time so they stay in the core's cache. The input gradient accumulates in
+fp32 through BLAS's own beta = 1 (no partial-product buffer). Every scratch buffer lives in the
+workspace phase 1 sizes from (BT, V, H):
+    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk and weightGrad chunk
+    accumulator VOCAB_CHUNK×H each (fp32), the G tile, and a SLAB_ROWS × VOCAB_CHUNK rounding scratch.
 Accumulation follows that fixed order, so results are deterministic.
 """
 import numpy as np
 
-from opemu.core import checks, dtypes, rounding, status
+from opemu.core import checks, dtypes, gemm, rounding, status
 from opemu.core.op import AclnnOp, soc
 from opemu.core.workspace import Layout
 from opemu.ops.aclnn import _vocab_parallel as vp
 
-VOCAB_CHUNK = 512
-ROW_BLOCK = 256
+SLAB_ROWS = 64
 FLOAT = dtypes.acl("FLOAT")
 MASK_DTYPES = [dtypes.acl("BOOL"), dtypes.acl("UINT8")]
 SUPPORTED_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")
@@ -101,11 +101,11 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         a.scratch = Layout() if a.skip else self._layout(bt, v, h, dtypes.numpy_dtype(a.input.dtype))
 
     def _layout(self, bt, v, h, dtype):
-        chunk, block = min(v, VOCAB_CHUNK), min(bt, ROW_BLOCK)
+        chunk, block = vp.tile(bt, v)
         return (Layout().add("input", (bt, h), np.float32).add("input_grad", (bt, h), np.float32)
                 .add("weight", (chunk, h), np.float32).add("weight_grad", (chunk, h), np.float32)
-                .add("weight_grad_part", (chunk * h,), np.float32).add("input_grad_part", (block * h,), np.float32)
-                .add("g", (block * chunk,), np.float32).add("round", (block * chunk,), rounding.scratch_dtype(dtype)))
+                .add("g", (block * chunk,), np.float32)
+                .add("round", (min(block, SLAB_ROWS) * chunk,), rounding.scratch_dtype(dtype)))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -126,36 +126,34 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         if softmax is None:
             row_max = v["logitsMaxOptional"].astype(np.float32)
             reciprocal = np.float32(1) / v["sumExpLogitsOptional"]
-        chunk_size = s["weight"].shape[0]
-        for c0 in range(0, vocab, chunk_size):
-            c1 = min(vocab, c0 + chunk_size)
-            cols = c1 - c0
-            w = vp.to_f32(v["weight"][c0:c1], s["weight"][:cols])
-            dw = s["weight_grad"][:cols]
-            dw_part = s["weight_grad_part"][:cols * x.shape[1]].reshape(cols, -1)
+        chunk, block = vp.tile(bt, vocab)
+        for c0 in range(0, vocab, chunk):
+            c1 = min(vocab, c0 + chunk)
+            w = vp.to_f32(v["weight"][c0:c1], s["weight"][:c1 - c0])
+            dw = s["weight_grad"][:c1 - c0]
+            dw[...] = 0
             in_chunk = (target_columns >= c0) & (target_columns < c1)
-            for r0 in range(0, bt, ROW_BLOCK):
-                r1 = min(bt, r0 + ROW_BLOCK)
-                rows = r1 - r0
-                g = s["g"][:rows * cols].reshape(rows, cols)
+            for r0 in range(0, bt, block):
+                r1 = min(bt, r0 + block)
+                g = s["g"][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
                 if softmax is None:
-                    np.matmul(x[r0:r1], w.T, out=g)
-                    np.subtract(g, row_max[r0:r1, None], out=g)
-                    np.exp(g, out=g)
-                    np.multiply(g, reciprocal[r0:r1, None], out=g)
-                else:
-                    np.copyto(g, softmax[r0:r1, c0:c1])
-                here = in_chunk & (target_rows >= r0) & (target_rows < r1)
-                g[target_rows[here] - r0, target_columns[here] - c0] -= np.float32(1)
-                np.multiply(g, grad[r0:r1, None], out=g)
-                rounding.round_in_place(g, half, s["round"][:rows * cols].reshape(rows, cols))
-                part = s["input_grad_part"][:rows * x.shape[1]].reshape(rows, -1)
-                np.matmul(g, w, out=part)
-                dx[r0:r1] += part
-                if r0 == 0:
-                    np.matmul(g.T, x[r0:r1], out=dw)
-                else:
-                    np.matmul(g.T, x[r0:r1], out=dw_part)
-                    dw += dw_part
+                    gemm.product(g, x[r0:r1], w.T)
+                for s0 in range(r0, r1, SLAB_ROWS):
+                    s1 = min(r1, s0 + SLAB_ROWS)
+                    slab = g[s0 - r0:s1 - r0]
+                    here = in_chunk & (target_rows >= s0) & (target_rows < s1)
+                    rows, columns = target_rows[here], target_columns[here]
+                    if softmax is None:
+                        np.subtract(slab, row_max[s0:s1, None], out=slab)
+                        np.exp(slab, out=slab)
+                        np.multiply(slab, reciprocal[s0:s1, None], out=slab)
+                        slab[rows - s0, columns - c0] -= np.float32(1)
+                        np.multiply(slab, grad[s0:s1, None], out=slab)
+                    else:  # the copy out of softmax and the scaling by grad are one pass
+                        np.multiply(softmax[s0:s1, c0:c1], grad[s0:s1, None], out=slab)
+                        slab[rows - s0, columns - c0] = (softmax[rows, columns] - np.float32(1)) * grad[rows]
+                    rounding.round_in_place(slab, half, s["round"][:slab.size].reshape(slab.shape))
+                gemm.product(dx[r0:r1], g, w, accumulate=True)
+                gemm.product(dw, g.T, x[r0:r1], accumulate=True)
             np.copyto(v["weightGradOut"][c0:c1], dw, casting="unsafe")
         np.copyto(v["inputGradOut"], dx, casting="unsafe")

@@ -9,18 +9,28 @@
 
 Doc disagreement (the kernel wins): the docs say `target > vocabEndIndex` and padding bits of 1.
 
+The kernel (op_kernel/fused_linear_online_max_sum.h) is an online softmax: it walks the
+vocabulary in column blocks, keeping per row a running max M and a running sum S rescaled to it,
+    M' = max(M, max(block));  S' = S·exp(M − M') + Σ exp(block − M')
+and predicted = logit[target] − M at the end. opemu walks VOCAB_CHUNK columns at a time the same
+way (the hardware combines its cores' (M, S) pairs once more, so its sums may differ in the last
+bits). Where the matmul writes its logits differs by product, and the code wins over the golden's
+fp32: on Atlas A2/A3 the kernel is instantiated with the matmul output in the input dtype, so the
+statistics come from logits rounded to fp16/bf16; only the Ascend 950 (arch35) kernel keeps them
+in fp32.
+
 Phase 1 follows op_api/aclnn_fused_linear_online_max_sum.cpp: nulls → dtypes → shapes →
-attributes; no format or platform check. The logits are computed in row blocks of at most
-ROW_BLOCK_BYTES in the workspace, beside fp32 copies of input and weight.
+attributes; no format or platform check. The workspace holds an fp32 copy of the input, one fp32
+weight chunk and one logits tile (with its rounding scratch); nothing is BT×V unless
+vocabParallelLogitsOutOptional is requested.
 """
 import numpy as np
 
-from opemu.core import checks, dtypes, status
+from opemu.core import checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp
 from opemu.core.workspace import Layout
-from opemu.ops.aclnn import _vocab_parallel as vp
+from opemu.ops.aclnn import _products, _vocab_parallel as vp
 
-ROW_BLOCK_BYTES = 64 << 20
 FLOAT = dtypes.acl("FLOAT")
 
 
@@ -78,15 +88,14 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         if a.vocabEndIndex < a.vocabStartIndex:
             raise status.param_invalid("vocabEndIndex should be greater than or equal to vocabStartIndex, but got "
                                        "vocabEndIndex %d, vocabStartIndex %d" % (a.vocabEndIndex, a.vocabStartIndex))
-        a.scratch = self._layout(m, n, a.input.shape[1])
+        a.scratch = self._layout(m, n, a.input.shape[1], dtypes.numpy_dtype(a.input.dtype))
 
-    def _layout(self, m, n, h):
-        """fp32 copies of input and weight, and a block of logit rows."""
+    def _layout(self, m, n, h, dtype):
         if m == 0:
             return Layout()
-        rows = max(1, min(m, ROW_BLOCK_BYTES // (4 * n)))
-        return Layout().add("input", (m, h), np.float32).add("weight", (n, h), np.float32) \
-                       .add("logits", (rows, n), np.float32)
+        chunk, rows = vp.tile(m, n)
+        return (Layout().add("input", (m, h), np.float32).add("weight", (chunk, h), np.float32)
+                .add("logits", (rows * chunk,), np.float32).add("round", (rows * chunk,), rounding.scratch_dtype(dtype)))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -106,23 +115,37 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         masked = np.where(outside, 0, target - target.dtype.type(a.vocabStartIndex)).astype(target.dtype)
         v["maskedTargetOut"][...] = masked
 
+        half = dtypes.numpy_dtype(a.input.dtype)
+        rounded = _products.line() != "950"  # matmul output in the input dtype (see the module doc)
         s = a.scratch.carve(workspace)
-        x, w, block = vp.to_f32(v["input"], s["input"]), vp.to_f32(v["weight"], s["weight"]), s["logits"]
-        n = w.shape[0]
+        x = vp.to_f32(v["input"], s["input"])
+        n = a.weight.shape[0]
         rows_in_shard, columns = vp.local_target_columns(masked, ~outside, n, self.name)
-        predicted = np.zeros(m, np.float32)
         vpl = v.get("vocabParallelLogitsOutOptional")
-        for r0 in range(0, m, block.shape[0]):
-            r1 = min(m, r0 + block.shape[0])
-            logits = block[:r1 - r0]
-            np.matmul(x[r0:r1], w.T, out=logits)
-            if vpl is not None:
-                np.copyto(vpl[r0:r1], logits, casting="unsafe")
-            row_max = logits.max(axis=1)
-            v["logitsMaxLocalOut"][r0:r1] = row_max
-            np.subtract(logits, row_max[:, None], out=logits)
-            here = (rows_in_shard >= r0) & (rows_in_shard < r1)
-            predicted[rows_in_shard[here]] = logits[rows_in_shard[here] - r0, columns[here]]
-            np.exp(logits, out=logits)
-            v["sumExpLogitsLocalOut"][r0:r1] = logits.sum(axis=1)
-        v["predictedLogitsLocalOut"][...] = predicted
+        running_max = np.full(m, -np.inf, np.float32)
+        running_sum = np.zeros(m, np.float32)
+        target_logit = np.zeros(m, np.float32)
+        chunk, block = vp.tile(m, n)
+        for c0 in range(0, n, chunk):
+            c1 = min(n, c0 + chunk)
+            w = vp.to_f32(v["weight"][c0:c1], s["weight"][:c1 - c0])
+            in_chunk = (columns >= c0) & (columns < c1)
+            for r0 in range(0, m, block):
+                r1 = min(m, r0 + block)
+                logits = s["logits"][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
+                np.matmul(x[r0:r1], w.T, out=logits)
+                if rounded:
+                    rounding.round_in_place(logits, half, s["round"][:logits.size].reshape(logits.shape))
+                if vpl is not None:
+                    np.copyto(vpl[r0:r1, c0:c1], logits, casting="unsafe")
+                here = in_chunk & (rows_in_shard >= r0) & (rows_in_shard < r1)
+                target_logit[rows_in_shard[here]] = logits[rows_in_shard[here] - r0, columns[here] - c0]
+                previous = running_max[r0:r1]
+                new_max = np.maximum(previous, logits.max(axis=1))
+                np.subtract(logits, new_max[:, None], out=logits)
+                np.exp(logits, out=logits)
+                running_sum[r0:r1] = running_sum[r0:r1] * np.exp(previous - new_max) + logits.sum(axis=1)
+                running_max[r0:r1] = new_max
+        v["logitsMaxLocalOut"][...] = running_max
+        v["sumExpLogitsLocalOut"][...] = running_sum
+        v["predictedLogitsLocalOut"][...] = np.where(outside, np.float32(0), target_logit - running_max)
