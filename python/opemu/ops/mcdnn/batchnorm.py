@@ -27,6 +27,7 @@ Decisions where the documents leave room (docs/DESIGN-NOTES.md): the fused ops n
 RELU activation (NOT_SUPPORTED otherwise, as the seed states for the layout); ForwardTrainingEx
 supports z only for HALF data (its configuration table); bf16 is supported where the seed's tables list
 it (ForwardTraining; ForwardInference follows it); dz is blended with the DataDiff pair like dx."""
+import contextlib
 import math
 
 import numpy as np
@@ -345,8 +346,25 @@ def _channel_blocks(layout, ct):
 
 
 def _over_blocks(layout, blocks, fn):
-    """fn(block list), each worker a contiguous run of the (shape-fixed) blocks."""
-    parallel.split(len(blocks), lambda lo, hi: fn(blocks[lo:hi]), worth=layout.N * layout.elements >= _PARALLEL_MIN)
+    """fn(block list), each worker a contiguous run of the (shape-fixed) blocks, its ufuncs unbuffered."""
+    def part(lo, hi):
+        with _unbuffered(layout.spatial):
+            fn(blocks[lo:hi])
+    parallel.split(len(blocks), part, worth=layout.N * layout.elements >= _PARALLEL_MIN)
+
+
+@contextlib.contextmanager
+def _unbuffered(run):
+    """The calling thread's ufunc buffer no longer than `run` elements (a multiple of 16) while it is held.
+    A block is (N, k, spatial) rows that do not merge into one run, and each row has its own coefficient;
+    with a buffer longer than a row, NumPy (2.3 and later) copies operands through buffers to make longer
+    inner loops, which makes each pass over a block about three times slower than the arithmetic."""
+    previous = np.getbufsize()
+    np.setbufsize(max(16, min(previous, run // 16 * 16)))
+    try:
+        yield
+    finally:
+        np.setbufsize(previous)
 
 
 def _rowdot(a, b):
