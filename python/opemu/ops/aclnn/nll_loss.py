@@ -34,6 +34,7 @@ weight, the tensor; the 950's kernel asserts 0 <= t < C, which traps. opemu deci
 outside [0, C) that is not ignoreIndex is an access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by
 phase 2 (eager streams) or the next synchronisation, with nothing written to the outputs.
 """
+import ctypes
 import functools
 
 import numpy as np
@@ -99,10 +100,25 @@ def _round(values, kernel_dtype):
 
 
 def _zero(array):
-    """The kernel's memset of the output, on every core for a large one (rows are independent)."""
+    """The kernel's memset of the output, on every core for a large one. A contiguous output is
+    cleared with the C library's memset (all bits zero is +0.0 in every float dtype): it writes whole
+    cache lines without reading them first, about twice as fast as NumPy's fill, which loads each
+    line before storing to it. Other layouts are filled by NumPy, rows split among the cores."""
+    if array.size == 0:
+        return
+    if array.flags.c_contiguous:
+        size, base = array.nbytes, array.ctypes.data
+        parts = parallel.WORKERS if array.size >= PARALLEL_FILL else 1
+        piece = (-(-size // parts) + 4095) // 4096 * 4096  # whole pages per core
+        parallel.run(_memset, [(base + lo, min(piece, size - lo)) for lo in range(0, size, piece)])
+        return
     parts = parallel.WORKERS if array.size >= PARALLEL_FILL and array.shape[0] > 1 else 1
     rows = -(-array.shape[0] // parts)
     parallel.run(_fill, [(array[i:i + rows], 0) for i in range(0, array.shape[0], rows)])
+
+
+def _memset(address, count):
+    ctypes.memset(address, 0, count)  # a ctypes foreign call: the GIL is released while it runs
 
 
 def _fill(array, value):
