@@ -98,6 +98,7 @@ int opemu_tensor_summary(const void *handle, int64_t *out);
 aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs);
 void opemu_executor_set_input(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_output(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
+void opemu_executor_set_ref(aclOpExecutor *executor, uint64_t input, uint64_t output);
 void opemu_executor_discard(aclOpExecutor *executor);
 
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped

@@ -10,6 +10,7 @@ typedef struct {
     aclOpExecutor public_part;
     int inflight;
     int doomed;
+    int64_t *twin; /* per input: the output slot of the same Ref parameter, or -1 */
 } executor_record;
 
 /* Implemented by the bridge: forgets the Python plan of an executor. */
@@ -24,6 +25,9 @@ aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t
     e->n_outputs = n_outputs;
     e->inputs = calloc(n_inputs ? n_inputs : 1, sizeof(aclTensor));
     e->outputs = calloc(n_outputs ? n_outputs : 1, sizeof(aclTensor));
+    r->twin = malloc((n_inputs ? n_inputs : 1) * sizeof *r->twin);
+    for (uint64_t i = 0; i < n_inputs; i++)
+        r->twin[i] = -1;
     opemu_handle_add(e, OPEMU_KIND_EXECUTOR);
     return e;
 }
@@ -40,12 +44,21 @@ void opemu_executor_set_output(aclOpExecutor *e, uint64_t index, const aclTensor
         e->outputs[index] = *tensor;
 }
 
+/* Input `input` and output `output` are one Ref parameter (updated in place): a new address for
+ * the input is the output's too (nnopbase's NnopbaseSetRefTensorAddr); not the other way round. */
+void opemu_executor_set_ref(aclOpExecutor *e, uint64_t input, uint64_t output)
+{
+    if (input < e->n_inputs && output < e->n_outputs)
+        ((executor_record *)e)->twin[input] = (int64_t)output;
+}
+
 static void free_executor(aclOpExecutor *e)
 {
     if (e->plan_id && opemu_python_ready("aclDestroyAclOpExecutor") == 0)
         opemu_py_release_plan(e->plan_id);
     free(e->inputs);
     free(e->outputs);
+    free(((executor_record *)e)->twin);
     free(e);
 }
 
@@ -117,6 +130,8 @@ static aclnnStatus set_addr(aclOpExecutor *e, size_t index, aclTensor *tensor, v
     aclTensor *slot = which == 1 ? &e->outputs[index]
                       : index < e->n_inputs ? &e->inputs[index] : &e->outputs[index - e->n_inputs];
     slot->data = addr;
+    if (which != 1 && index < e->n_inputs && ((executor_record *)e)->twin[index] >= 0)
+        e->outputs[((executor_record *)e)->twin[index]].data = addr;
     if (tensor && opemu_handle_is(tensor, OPEMU_KIND_TENSOR))
         tensor->data = addr;
     return ACLNN_SUCCESS;

@@ -157,6 +157,49 @@ def test_large_tensors_split_across_cores_give_the_same_update():
         assert_close(got[name], expected[name], np.float32)
 
 
+def _repeatable(t, step):
+    """Phase 1 of an AdamW step made repeatable: (executor, workspace size)."""
+    size, executor = ctypes.c_uint64(), ctypes.c_void_p()
+    status = lib().aclnnApplyFusedEmaAdamGetWorkspaceSize(
+        *(handle(t[n]) for n in NAMES), handle(step), *(ctypes.c_double(HYPER[k]) for k in ("lr", "ema", "beta1")),
+        ctypes.c_double(HYPER["beta2"]), ctypes.c_double(HYPER["eps"]), ctypes.c_int64(1), ctypes.c_bool(True),
+        ctypes.c_double(HYPER["weight_decay"]), ctypes.byref(size), ctypes.byref(executor))
+    assert status == 0, recent_error()
+    assert lib().aclSetAclOpExecutorRepeatable(executor) == 0
+    return executor, size.value
+
+
+def _launch(executor, size):
+    lib().aclnnApplyFusedEmaAdam.argtypes = [P, ctypes.c_uint64, P, P]
+    assert lib().aclnnApplyFusedEmaAdam(None, size, executor, None) == 0, recent_error()
+    assert lib().aclrtSynchronizeStream(None) == 0
+
+
+@pytest.mark.parametrize("setter", ["aclSetInputTensorAddr", "aclSetTensorAddr"])
+def test_a_new_address_for_a_ref_input_moves_its_output_too(setter):
+    # nnopbase (NnopbaseSetInputTensorAddr → NnopbaseSetRefTensorAddr) gives the new address of
+    # var/m/v/s, inputs 1-4, to their outputs as well: the next run reads and updates the new memory.
+    rng = np.random.default_rng(27)
+    first, second = state((40,), np.float32, rng), state((40,), np.float32, rng)
+    t = {n: DeviceTensor(first[n]) for n in NAMES}
+    step = DeviceTensor(np.array([3]))
+    executor, size = _repeatable(t, step)
+    _launch(executor, size)
+    once = {n: t[n].storage() for n in NAMES}
+    moved = {n: DeviceTensor(second[n]) for n in NAMES}
+    for index, name in enumerate(NAMES):  # aclSetTensorAddr counts inputs first: the same indices
+        set_addr = getattr(lib(), setter)
+        set_addr.argtypes = [P, ctypes.c_size_t, P, P]
+        assert set_addr(executor, index, P(t[name].handle), moved[name].address) == 0, recent_error()
+    _launch(executor, size)
+    assert lib().aclDestroyAclOpExecutor(executor) == 0
+    expected = reference(*(second[n] for n in NAMES), 3, 1, True, **HYPER)
+    for name in ("var", "m", "v", "s"):
+        assert_close(moved[name].storage(), expected[name], np.float32)
+    for name in NAMES:  # the first buffers keep the first run's results
+        np.testing.assert_array_equal(t[name].storage(), once[name])
+
+
 def test_empty_tensors_change_nothing():
     t = {n: DeviceTensor(np.zeros((0, 3), np.float32)) for n in NAMES}
     assert apply(t, DeviceTensor(np.array([1]))) == (0, 0, 0), recent_error()

@@ -81,6 +81,10 @@ class _Phase1:
                           for set_input, names in ((lib.opemu_executor_set_input, op.inputs),
                                                    (lib.opemu_executor_set_output, op.outputs))
                           for i, name in enumerate(names)]
+        # a Ref parameter (read and updated in place) is an input and an output: its twin slots
+        # (a library built before opemu_executor_set_ref leaves them apart)
+        self.twins = [(i, op.outputs.index(name)) for i, name in enumerate(op.inputs)
+                      if name in op.outputs and hasattr(lib, "opemu_executor_set_ref")]
         self.cache = {}
 
     def _signature(self, cargs):
@@ -144,6 +148,8 @@ class _Phase1:
         executor = lib.opemu_executor_create(self.op_name, len(op.inputs), len(op.outputs))
         for set_tensor, i, position in self.positions:
             set_tensor(executor, i, cargs[position])
+        for i, j in self.twins:
+            lib.opemu_executor_set_ref(executor, i, j)
         plan_id = next(_plan_ids)
         PLANS[plan_id] = (op,) + plan
         executor.plan_id = plan_id
