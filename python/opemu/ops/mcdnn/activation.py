@@ -10,8 +10,11 @@ SWISH is x*sigmoid(swish_beta*x); IDENTITY passes values through (opemu implemen
 routines). MCDNN_NOT_PROPAGATE_NAN makes RELU / CLIPPED_RELU map NaN to 0."""
 import numpy as np
 
-from opemu.core import mcdnn
+from opemu.core import mcdnn, scratch
 from opemu.core.mcdnn import ACTIVATION as M
+
+
+_BLOCK = 1 << 16  # elements per block of the direct backward: ~1 MiB of operands, in L2
 
 
 def _sigmoid(z):
@@ -38,6 +41,45 @@ def forward(desc, x):
     return x.copy()  # IDENTITY
 
 
+_BITS = {4: np.int32, 8: np.int64}
+
+
+def _relu_backward(dy, x, out):
+    """dx = dy where x > 0, else +0 (x NaN included): dy's bits times the 0/1 integer (x > 0), so an
+    infinite or NaN dy where x <= 0 still gives 0, in two passes."""
+    bits = _BITS[dy.dtype.itemsize]
+    mask = out.view(bits) if not np.shares_memory(out, dy) else scratch.buffer("relu mask", out.shape, bits)
+    np.greater(x, 0, out=mask, casting="unsafe")
+    np.multiply(mask, dy.view(bits), out=out.view(bits))
+    return out
+
+
+def direct_kernel(desc):
+    """For RELU, SIGMOID and TANH: kernel(y, dy, x, out, g) writing the gradient into `out` (1-D, the
+    inputs' type, which is the compute type), with `g` an integer (RELU) or float temporary the size of
+    `out` that is `out` itself unless out shares memory with an input it still needs. The operations
+    and their order are backward()'s. None for the other modes."""
+    mode = desc.mode
+    if mode == M["MCDNN_ACTIVATION_RELU"]:
+        def relu(y, dy, x, out, g):
+            np.greater(x, 0, out=g, casting="unsafe")
+            np.multiply(g, dy.view(g.dtype), out=out.view(g.dtype))
+        return relu, ("dy",), True
+    if mode == M["MCDNN_ACTIVATION_SIGMOID"]:
+        def sigmoid(y, dy, x, out, g):  # (1 - y) * y * dy
+            np.subtract(1, y, out=g)
+            np.multiply(g, y, out=g)
+            np.multiply(g, dy, out=out)
+        return sigmoid, ("dy", "y"), False
+    if mode == M["MCDNN_ACTIVATION_TANH"]:
+        def tanh(y, dy, x, out, g):  # (1 - y*y) * dy
+            np.multiply(y, y, out=g)
+            np.subtract(1, g, out=g)
+            np.multiply(g, dy, out=out)
+        return tanh, ("dy", "y"), False
+    return None
+
+
 def backward(desc, y, dy, x, out=None):
     """The gradient; written into `out` (and `out` returned) when given and the mode allows it."""
     mode = desc.mode
@@ -46,15 +88,7 @@ def backward(desc, y, dy, x, out=None):
         g *= y
         return np.multiply(g, dy, out=out if out is not None else g)
     if mode == M["MCDNN_ACTIVATION_RELU"]:
-        # dy * (x > 0) is exact unless dy holds an Inf or a NaN where x <= 0, which g·g shows (as does
-        # an overflow of huge values, which then merely takes the exact path)
-        with np.errstate(invalid="ignore", over="ignore"):
-            g = np.multiply(dy, (x > 0).view(np.uint8), out=out)
-            flat = g.reshape(-1) if g.flags.c_contiguous else g.ravel()
-            exact = np.isfinite(np.dot(flat, flat))
-        if not exact:
-            g[...] = np.where(x > 0, dy, dy.dtype.type(0))  # in place, dy == g: its x > 0 part is intact
-        return g
+        return _relu_backward(dy, x, out if out is not None else np.empty_like(dy))
     if mode == M["MCDNN_ACTIVATION_TANH"]:
         g = y * y
         np.subtract(1, g, out=g)
@@ -118,6 +152,7 @@ class ActivationBackward(mcdnn.McdnnOp):
         desc = a.activationDesc
 
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
+        fast = direct_kernel(desc) if direct else None
 
         def run(p):
             flat = mcdnn.flat_views([p["y"], p["dy"], p["x"], p["dx"]]) if direct else None
@@ -126,9 +161,18 @@ class ActivationBackward(mcdnn.McdnnOp):
                                   a.alpha_value, a.beta_value)
                 return
             y, dy, x, dx = flat  # dx = result: each block straight into dx, no temporary copy
-            for lo in range(0, dx.size, mcdnn.BLOCK):
-                block = slice(lo, lo + mcdnn.BLOCK)
-                g = backward(desc, y[block], dy[block], x[block], out=dx[block])
-                if g is not dx[block] and not np.shares_memory(g, dx[block]):
-                    dx[block] = g
+            if fast is None:
+                for lo in range(0, dx.size, _BLOCK):
+                    block = slice(lo, lo + _BLOCK)
+                    g = backward(desc, y[block], dy[block], x[block], out=dx[block])
+                    if g is not dx[block] and not np.shares_memory(g, dx[block]):
+                        dx[block] = g
+                return
+            kernel, needed, integer = fast
+            dtype = _BITS[ct.itemsize] if integer else ct
+            own = not any(np.shares_memory(dx, {"y": y, "dy": dy}[k]) for k in needed)
+            temporary = dx.view(dtype) if own else scratch.buffer("activation", (min(_BLOCK, dx.size),), dtype)
+            for lo in range(0, dx.size, _BLOCK):
+                hi = min(lo + _BLOCK, dx.size)
+                kernel(y[lo:hi], dy[lo:hi], x[lo:hi], dx[lo:hi], temporary[lo:hi] if own else temporary[:hi - lo])
         mcdnn.by_batch(v, run)

@@ -11,7 +11,7 @@ types differ; also dy == dx in place with different strides (the seed requires i
 descriptors for in-place use)."""
 import numpy as np
 
-from opemu.core import mcdnn
+from opemu.core import mcdnn, scratch
 from opemu.core.mcdnn import SOFTMAX_ALGO as ALGO, SOFTMAX_MODE as MODE
 
 
@@ -98,21 +98,89 @@ class SoftmaxBackward(mcdnn.McdnnOp):
     def compute(self, a, v):
         ct = a.yDesc.compute_dtype
         log = a.algo == ALGO["MCDNN_SOFTMAX_LOG"]
+        channel_mode = a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"]
+        direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
 
         def channel(p):  # image by image: each image's channel sums and temporaries stay in cache
             for n in range(p["y"].shape[0]):
+                if direct and _channel_direct(log, p["y"][n], p["dy"][n], p["dx"][n]):
+                    continue
                 y, dy = mcdnn.as_compute(p["y"][n], ct), mcdnn.as_compute(p["dy"][n], ct)
                 mcdnn.write(p["dx"][n], backward(a.algo, (0,), y, dy), a.alpha_value, a.beta_value)
 
         def instance(p):
             for n in range(p["y"].shape[0]):
                 y, dy = mcdnn.as_compute(p["y"][n], ct), mcdnn.as_compute(p["dy"][n], ct)
+                # the image's one sum: Σ dy (LOG) or Σ dy*y
+                total = dy.sum(dtype=ct) if log else ct.type(np.vdot(dy, y))
+                if direct and _instance_direct(log, total, y, dy, p["dx"][n]):
+                    continue
                 if log:
                     g = np.exp(y)
-                    g *= dy.sum(dtype=ct)
+                    g *= total
                     np.subtract(dy, g, out=g)
                 else:
-                    g = dy - ct.type(np.vdot(dy, y))
+                    g = dy - total
                     g *= y
                 mcdnn.write(p["dx"][n], g, a.alpha_value, a.beta_value)
-        mcdnn.by_batch(v, channel if a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"] else instance)
+        mcdnn.by_batch(v, channel if channel_mode else instance)
+
+
+_BLOCK = 1 << 16  # elements per block of an instance-mode image: y, dy, dx and a temporary stay in L2
+
+
+def _rows(image):
+    """(C, H*W...) view of an image whose channels are rows of dense spatial elements, else None."""
+    shape, strides = image.shape, image.strides
+    for i in range(len(shape) - 1, 1, -1):
+        if strides[i - 1] != strides[i] * shape[i]:
+            return None
+    rows = image.reshape(shape[0], -1)
+    return rows if rows.strides[1] == image.itemsize and np.shares_memory(rows, image) else None
+
+
+def _channel_direct(log, y, dy, dx):
+    """backward()'s channel-mode operations written into dx, on the image as (C, spatial) rows (whole rows:
+    NumPy's 2-D passes cost more than the cache saves); the sums over C run row after row, as in
+    backward(). False when the layout or aliasing does not allow it."""
+    rows = [_rows(t) for t in (y, dy, dx)]
+    if any(r is None for r in rows) or np.shares_memory(dx, y):
+        return False
+    y, dy, dx = rows
+    total = scratch.buffer("softmax sums", y.shape[1:], y.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if log:  # dy - exp(y) * Σ dy
+            g = scratch.buffer("softmax rows", y.shape, y.dtype) if np.shares_memory(dx, dy) else dx
+            np.add.reduce(dy, axis=0, out=total)
+            np.exp(y, out=g)
+            np.multiply(g, total, out=g)
+            np.subtract(dy, g, out=dx)
+        else:  # (dy - Σ dy*y) * y
+            g = scratch.buffer("softmax rows", y.shape, y.dtype)
+            np.multiply(dy, y, out=g)
+            np.add.reduce(g, axis=0, out=total)
+            np.subtract(dy, total, out=dx)
+            np.multiply(dx, y, out=dx)
+    return True
+
+
+def _instance_direct(log, total, y, dy, dx):
+    """The instance-mode elementwise step written into dx block by block; False for layouts that are not
+    one dense block or when dx overlaps y."""
+    flat = mcdnn.flat_views([y, dy, dx])
+    if flat is None or np.shares_memory(dx, y):
+        return False
+    y, dy, dx = flat
+    g = scratch.buffer("softmax block", (min(_BLOCK, y.size),), y.dtype) if log else None
+    with np.errstate(over="ignore", invalid="ignore"):
+        for lo in range(0, y.size, _BLOCK):
+            hi = min(lo + _BLOCK, y.size)
+            if log:  # dy - exp(y) * Σ dy
+                gb = g[:hi - lo]
+                np.exp(y[lo:hi], out=gb)
+                np.multiply(gb, total, out=gb)
+                np.subtract(dy[lo:hi], gb, out=dx[lo:hi])
+            else:  # (dy - Σ dy*y) * y
+                np.subtract(dy[lo:hi], total, out=dx[lo:hi])
+                np.multiply(dx[lo:hi], y[lo:hi], out=dx[lo:hi])
+    return True
