@@ -17,10 +17,11 @@ the input and output differ; (backward, seed) dims or strides of y and dy, or of
 the data types of the tensors differ. NOT_SUPPORTED: other than 2 or 3 spatial dimensions; a
 tensor whose innermost (w) stride is not 1 — which, as the seed states, rules out NHWC layouts."""
 import itertools
+import math
 
 import numpy as np
 
-from opemu.core import mcdnn
+from opemu.core import mcdnn, scratch
 from opemu.core.mcdnn import POOLING as MODE
 
 _MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
@@ -158,6 +159,112 @@ def backward(pool, geometry, y, dy, x, dx_shape, ct):
     return gradient[geometry.inner()]
 
 
+class _Phases:
+    """The backward walk without strided passes. The padded input (NaN or zero fill) is split by stride
+    phase into contiguous planes, each a (batch, channel, rows...) block; window element `offset` of every
+    output is then one plane read at one flat shift, so each window element costs a few contiguous passes
+    over the outputs, laid out on the planes' grid (positions past the output's edge are junk that carries
+    dy = 0). Gradients accumulate on the gradient planes in window-element order, as in backward(), and
+    are interleaved back into dx once."""
+
+    def __init__(self, geometry):
+        dims = geometry.dims
+        self.steps = [d[3] for d in dims]
+        self.rows = [-(-d[5] // d[3]) for d in dims]  # plane extent: the padded length over the stride
+        self.grid = math.prod(self.rows)
+        pitch = [math.prod(self.rows[i + 1:]) for i in range(len(dims))]
+        self.offsets = []
+        for offset in itertools.product(*(range(d[2]) for d in dims)):
+            phase = 0
+            for o, step in zip(offset, self.steps):
+                phase = phase * step + o % step
+            self.offsets.append((phase, sum(o // step * q for o, step, q in zip(offset, self.steps, pitch))))
+        self.reach = max(shift for _, shift in self.offsets)
+        self.outer = (Ellipsis,) + tuple(slice(0, d[1]) for d in dims)
+        # per phase: the plane's slice that holds input elements and the input's strided slice they come from
+        self.inner = []
+        for phase in itertools.product(*(range(step) for step in self.steps)):
+            plane, source = [], []
+            for a, (size, _, _, step, pad, _), rows in zip(phase, dims, self.rows):
+                lo = max(0, -(-(pad - a) // step))
+                hi = min(rows, max(lo, -(-(size + pad - a) // step)))
+                plane.append(slice(lo, hi))
+                start = a + step * lo - pad
+                source.append(slice(start, start + (hi - lo - 1) * step + 1 if hi > lo else start, step))
+            self.inner.append(((Ellipsis,) + tuple(plane), (Ellipsis,) + tuple(source)))
+
+    def buffers(self, lead, ct):
+        phases = len(self.inner)
+        shape = tuple(lead) + tuple(self.rows)
+        total = math.prod(lead) * self.grid
+        return (scratch.buffer("pool planes", (phases,) + shape, ct), scratch.buffer("pool gradient", (phases,) + shape, ct),
+                total, total - self.reach)
+
+    def split(self, x, planes, fill):
+        planes.fill(fill)
+        for k, (plane, source) in enumerate(self.inner):
+            planes[k][plane] = x[source]
+
+    def merge(self, gradient, dx):
+        for k, (plane, source) in enumerate(self.inner):
+            dx[source] = gradient[k][plane]
+
+    def on_grid(self, name, values, lead, ct, fill=None):
+        grid = scratch.buffer(name, tuple(lead) + tuple(self.rows), ct)
+        if fill is not None:
+            grid.fill(fill)
+        grid[self.outer] = values
+        return grid.reshape(-1)
+
+    def max_backward(self, y, dy, x, dx, ct):
+        """dx (the compute type, x's shape) for max pooling; y holds no NaN the walk must place."""
+        lead = x.shape[:2]
+        planes, gradient, total, n = self.buffers(lead, ct)
+        self.split(x, planes, np.nan)
+        gradient.fill(0)
+        planes, gradient = planes.reshape(len(self.inner), -1), gradient.reshape(len(self.inner), -1)
+        yg = self.on_grid("pool y", y, lead, ct)[:n]
+        bits = _BITS[ct.itemsize]
+        dyg = self.on_grid("pool dy", dy, lead, ct, 0)[:n].view(bits)  # junk positions add +0
+        found, equal, hit = (scratch.buffer("pool mask %d" % i, (n,), bool) for i in range(3))
+        share = scratch.buffer("pool share", (n,), bits)
+        last = len(self.offsets) - 1
+        with np.errstate(invalid="ignore", over="ignore"):
+            for i, (phase, shift) in enumerate(self.offsets):
+                window = slice(shift, shift + n)
+                if i == 0:  # the first element equal to y takes dy; later ones find `found` set
+                    np.equal(planes[phase, window], yg, out=found)
+                    chosen = found
+                else:
+                    np.equal(planes[phase, window], yg, out=equal)
+                    np.greater(equal, found, out=hit)
+                    if i < last:
+                        np.logical_or(found, equal, out=found)
+                    chosen = hit
+                # dy's bits times 0/1: dy or +0, so adding it is backward()'s masked add (a masked NumPy add
+                # is slower on sparse masks)
+                np.copyto(share, chosen, casting="unsafe")
+                np.multiply(share, dyg, out=share)
+                np.add(gradient[phase, window], share.view(ct), out=gradient[phase, window])
+        self.merge(gradient.reshape((len(self.inner),) + tuple(lead) + tuple(self.rows)), dx)
+
+    def average_backward(self, share, dx, ct):
+        lead = dx.shape[:2]
+        _, gradient, total, n = self.buffers(lead, ct)
+        gradient.fill(0)
+        flat = gradient.reshape(len(self.inner), -1)
+        sg = self.on_grid("pool dy", share, lead, ct, 0)[:n]
+        with np.errstate(invalid="ignore", over="ignore"):
+            for phase, shift in self.offsets:
+                window = slice(shift, shift + n)
+                np.add(flat[phase, window], sg, out=flat[phase, window])
+        self.merge(gradient, dx)
+
+
+_BITS = {4: np.int32, 8: np.int64}
+_CHUNK = 1 << 18  # input elements per step of the phase walk
+
+
 class PoolingForward(mcdnn.McdnnOp):
     name = "mcdnnPoolingForward"
     tensors = {"x": "xDesc", "y": "yDesc"}
@@ -209,13 +316,31 @@ class PoolingBackward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         ct = a.dyDesc.compute_dtype
-        geometry = _Geometry(a.poolingDesc, a.dxDesc.shape, a.dyDesc.shape)
+        pool = a.poolingDesc
+        geometry = _Geometry(pool, a.dxDesc.shape, a.dyDesc.shape)
+        phases = _Phases(geometry)
+        direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
+        counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
+                                                       ct)
+        per_image = math.prod(a.dxDesc.shape[1:])
 
         def run(p):
-            for n in range(p["dy"].shape[0]):  # image by image: the window passes stay in cache
-                image = {k: None if a is None else a[n:n + 1] for k, a in p.items()}
-                y = None if image["y"] is None else mcdnn.as_compute(image["y"], ct)
-                g = backward(a.poolingDesc, geometry, y, mcdnn.as_compute(image["dy"], ct), image["x"],
-                             image["dx"].shape, ct)
-                mcdnn.write(image["dx"], g, a.alpha_value, a.beta_value)
+            batch = p["dy"].shape[0]
+            step = max(1, _CHUNK // per_image)
+            for lo in range(0, batch, step):
+                part = {k: None if t is None else t[lo:lo + step] for k, t in p.items()}
+                dy = mcdnn.as_compute(part["dy"], ct)
+                target = part["dx"] if direct else np.empty(part["dx"].shape, ct)
+                if a.is_max:
+                    y = mcdnn.as_compute(part["y"], ct)
+                    if pool.nan and np.isnan(y).any():  # a NaN max: the NaN walk of backward()
+                        target = backward(pool, geometry, y, dy, part["x"], part["dx"].shape, ct)
+                    else:
+                        phases.max_backward(y, dy, part["x"], target, ct)
+                else:
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        share = np.where(counts > 0, dy / counts, 0).astype(ct)
+                    phases.average_backward(share, target, ct)
+                if target is not part["dx"]:
+                    mcdnn.write(part["dx"], target, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)
