@@ -10,9 +10,11 @@ Math (M = elements per statistic: N·spatial per channel, N per activation):
     pair, dScale/dBias with the ParamDiff pair (betaParamDiff = 1 accumulates).
 
 How: when every data tensor keeps each channel's spatial plane apart (NCHW-like layouts, per-channel
-mode, plain ops) the routines walk blocks of channels: a block is gathered into contiguous scratch, reduced
-(BLAS row sums and dot products, centred on its fp32-rounded mean, corrected in float64), transformed and
-written back while it is still in cache — one trip to memory, as the hardware's per-channel kernels make.
+mode, plain ops) the routines walk blocks of channels: a block is read in place (gathered into scratch
+when it needs a conversion), reduced (sums over the batch in the compute type then over the plane in
+float64; BLAS dot products of rows centred on the fp32-rounded mean — the saved mean in the backward —
+corrected in float64), transformed and written back while it is still in cache — one trip to memory, as
+the hardware's per-channel kernels make.
 Otherwise (NHWC, per activation, the fused ops) they walk images: each image's partial sums around its own
 mean, combined in float64 in image order. The blocks are fixed by the shape, never by the thread count, so
 results are deterministic. The float64 statistics live in the Ex / Normalization workspace when the app
@@ -367,6 +369,14 @@ def _unbuffered(run):
         np.setbufsize(previous)
 
 
+def _channel_sums(rows, acc):
+    """Per-channel float64 sums of (N, k, spatial) rows: accumulated over the batch in the compute type
+    (a ufunc reduction, which releases the GIL while BLAS products do not), then in float64 over the
+    spatial positions. `acc`: (k, spatial) scratch."""
+    np.add.reduce(rows, axis=0, out=acc)
+    return acc.sum(1, dtype=np.float64)
+
+
 def _rowdot(a, b):
     """Dot products along the last axis: BLAS-speed np.vecdot on NumPy 2, einsum before."""
     if hasattr(np, "vecdot"):
@@ -438,12 +448,11 @@ def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspa
     count = layout.count
 
     def run(mine):
-        ones = _buffer("ones", (layout.spatial,), ct)
-        ones[...] = 1
+        acc = _buffer("acc", (k, layout.spatial), ct)
         for c0, c1 in mine:
             block = _Block(layout, ct, k, c0, c1)
             rows = block.read(x, "x")
-            mean = (rows @ ones).sum(0, dtype=np.float64) / count
+            mean = _channel_sums(rows, acc[:c1 - c0]) / count
             centre = mean.astype(ct)
             t = block.scratch("t")
             np.subtract(rows, centre[:, None], out=t)
@@ -451,12 +460,11 @@ def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspa
             inv = 1 / np.sqrt(var + eps)
             a = scale[c0:c1] * inv
             b = bias[c0:c1] + a * (centre - mean)     # t holds x - centre
+            t *= _column(a * alpha, ct)
             out = block.target(y, beta)
             if out is not None:
-                np.multiply(t, _column(a * alpha, ct), out=out)
-                out += _column(b * alpha, ct)
+                np.add(t, _column(b * alpha, ct), out=out)   # y is written once, in the last pass
             else:
-                t *= _column(a * alpha, ct)
                 t += _column(b * alpha, ct)
                 block.write(y, t, beta)
             stats[0, c0:c1], stats[1, c0:c1] = mean, var
@@ -476,15 +484,12 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
     count = layout.count
 
     def run(mine):
-        ones = _buffer("ones", (layout.spatial,), ct)
-        ones[...] = 1
+        acc = _buffer("acc", (k, layout.spatial), ct)
         for c0, c1 in mine:
             block = _Block(layout, ct, k, c0, c1)
-            g = block.read(dy, "dy")
-            sum_dy = (g @ ones).sum(0, dtype=np.float64)
             rows = block.read(x, "x")
             if mean is None:
-                m = (rows @ ones).sum(0, dtype=np.float64) / count
+                m = _channel_sums(rows, acc[:c1 - c0]) / count
             else:
                 m = mean[c0:c1]
             centre = m.astype(ct)
@@ -495,6 +500,8 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
                 i = 1 / np.sqrt(var + eps)
             else:
                 i = inv[c0:c1]
+            g = block.read(dy, "dy")
+            sum_dy = _channel_sums(g, acc[:c1 - c0])
             sum_dyx = _rowdot(t, g).sum(0, dtype=np.float64) - (m - centre) * sum_dy
             d_scale, d_bias, a, b, c = backward_coefficients(scale[c0:c1], m, i, sum_dy, sum_dyx, count)
             t *= _column(b * alpha, ct)                   # dx = a·dy + b·(x - centre) + c + b·centre
