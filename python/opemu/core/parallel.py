@@ -3,10 +3,32 @@
 NumPy releases the GIL inside its loops, so a kernel split into pieces that write disjoint parts of
 the output runs on several cores. Which piece computes what never depends on timing, so results are
 the same whatever the scheduling. OPEMU_THREADS caps the workers (default: every core)."""
+import glob
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 WORKERS = max(1, int(os.environ.get("OPEMU_THREADS") or 0) or os.cpu_count() or 1)
+
+
+def _last_level_cache_bytes():
+    """Size of the highest-level cache Linux reports for CPU 0 (the one the cores share), or None."""
+    best = (0, None)
+    for index in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+        try:
+            with open(os.path.join(index, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(index, "size")) as f:
+                text = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:], 1)
+        digits = text.rstrip("KM")
+        if digits.isdigit() and level > best[0]:
+            best = (level, int(digits) * scale)
+    return best[1]
+
+
+LAST_LEVEL_CACHE = _last_level_cache_bytes()
 _pool = None
 _pool_pid = None
 

@@ -338,12 +338,23 @@ def backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count):
 
 # ---------------------------------------------------------------- walking blocks of channels
 
-_BLOCK_BYTES = 1600 << 10  # scratch per block and array: cache-resident between the block's passes
+def _block_bytes():
+    """Scratch per block and array. A worker keeps four block-sized arrays (x, dy, the centred rows, dx) in
+    cache between a block's passes; sized so that every worker's four fill about 80% of the shared last-level
+    cache. Sweeps of forward + backward at N=32 C=64 H=W=56: 1.6 MB was best on an earlier host; on a 2-core
+    EPYC with 32 MiB of L3, 3.2-6.4 MB beat 1.6 MB by ~10% and this rule gives 3.2 MB. 1.6 MB when the
+    cache size is unknown."""
+    if not parallel.LAST_LEVEL_CACHE:
+        return 1600 << 10
+    return max(256 << 10, min(8 << 20, parallel.LAST_LEVEL_CACHE * 4 // 5 // (4 * parallel.WORKERS)))
+
+
+_BLOCK_BYTES = _block_bytes()
 
 
 def _channel_blocks(layout, ct):
     per_channel = layout.N * layout.spatial * ct.itemsize
-    k = max(1, min(layout.C, _BLOCK_BYTES // max(per_channel, 1)))
+    k = max(1, min(-(-layout.C // parallel.WORKERS), _BLOCK_BYTES // max(per_channel, 1)))  # a block per worker at least
     return [(c, min(c + k, layout.C)) for c in range(0, layout.C, k)], k
 
 
