@@ -217,34 +217,34 @@ class _Phases:
         return grid.reshape(-1)
 
     def max_backward(self, y, dy, x, dx, ct):
-        """dx (the compute type, x's shape) for max pooling; y holds no NaN the walk must place."""
+        """dx (the compute type, x's shape) for max pooling; y holds no NaN the walk must place. Every window
+        element is first compared with y; where no output has two equal elements (the usual case: a tie
+        inside one window) each element equal to y takes dy, else only the first of its window does."""
         lead = x.shape[:2]
         planes, gradient, total, n = self.buffers(lead, ct)
         self.split(x, planes, np.nan)
         gradient.fill(0)
         planes, gradient = planes.reshape(len(self.inner), -1), gradient.reshape(len(self.inner), -1)
-        yg = self.on_grid("pool y", y, lead, ct)[:n]
+        yg = self.on_grid("pool y", y, lead, ct, np.nan)[:n]  # junk positions equal nothing
         bits = _BITS[ct.itemsize]
-        dyg = self.on_grid("pool dy", dy, lead, ct, 0)[:n].view(bits)  # junk positions add +0
-        found, equal, hit = (scratch.buffer("pool mask %d" % i, (n,), bool) for i in range(3))
-        share = scratch.buffer("pool share", (n,), bits)
-        last = len(self.offsets) - 1
+        dyg = self.on_grid("pool dy", dy, lead, ct, 0)[:n].view(bits)
+        equal = scratch.buffer("pool equal", (len(self.offsets), n), bool)
         with np.errstate(invalid="ignore", over="ignore"):
             for i, (phase, shift) in enumerate(self.offsets):
-                window = slice(shift, shift + n)
-                if i == 0:  # the first element equal to y takes dy; later ones find `found` set
-                    np.equal(planes[phase, window], yg, out=found)
-                    chosen = found
-                else:
-                    np.equal(planes[phase, window], yg, out=equal)
-                    np.greater(equal, found, out=hit)
-                    if i < last:
-                        np.logical_or(found, equal, out=found)
-                    chosen = hit
+                np.equal(planes[phase, shift:shift + n], yg, out=equal[i])
+            if np.add.reduce(equal, axis=0, dtype=np.uint8 if len(equal) < 256 else np.uint16).max() > 1:
+                found = scratch.buffer("pool found", (n,), bool)
+                found.fill(False)
+                for chosen in equal:  # in window order: an element equal to y after the first gets nothing
+                    np.greater(chosen, found, out=chosen)
+                    np.logical_or(found, chosen, out=found)
+            share = scratch.buffer("pool share", (n,), bits)
+            for chosen, (phase, shift) in zip(equal, self.offsets):
                 # dy's bits times 0/1: dy or +0, so adding it is backward()'s masked add (a masked NumPy add
                 # is slower on sparse masks)
                 np.copyto(share, chosen, casting="unsafe")
                 np.multiply(share, dyg, out=share)
+                window = slice(shift, shift + n)
                 np.add(gradient[phase, window], share.view(ct), out=gradient[phase, window])
         self.merge(gradient.reshape((len(self.inner),) + tuple(lead) + tuple(self.rows)), dx)
 
