@@ -43,3 +43,18 @@ def row(name, value, unit, target=None, reference=None, reference_name=""):
     if reference is not None:
         parts.append("%s %.2f %s (ratio %.2f)" % (reference_name, reference, unit, value / reference))
     print("   ".join(parts), flush=True)
+
+
+def best_of(ours, theirs, rounds=4, calls=5):
+    """Best single call of each side over `rounds` alternating blocks of `calls` calls. Blocks rather than
+    single alternating calls: torch's OpenMP workers spin for a while after each of its calls, which
+    would land on whichever side runs next; within a block each side meets only its own load."""
+    ours(), theirs()
+    best = [float("inf"), float("inf")]
+    for _ in range(rounds):
+        for i, fn in enumerate((ours, theirs)):
+            for _ in range(calls):
+                start = time.perf_counter()
+                fn()
+                best[i] = min(best[i], time.perf_counter() - start)
+    return best[0] * 1e3, best[1] * 1e3

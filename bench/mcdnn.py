@@ -2,14 +2,13 @@
 each <= 1.5x torch). The routines are driven through the real C ABI in-process (ctypes), work on the
 default stream, and each call is followed by mcStreamSynchronize."""
 import ctypes
-import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 import opemu
-from common import row
+from common import best_of, row
 
 N, C, H, W = 32, 64, 56, 56
 TARGET = 1.5
@@ -48,16 +47,9 @@ def device(array):
     return p
 
 
-def compare(name, ours, theirs, rounds=9):
-    """Best of `rounds` for each side, the two timed alternately so that both meet the same load."""
-    ours(), theirs()
-    best = [float("inf"), float("inf")]
-    for _ in range(rounds):
-        for i, fn in enumerate((ours, theirs)):
-            start = time.perf_counter()
-            fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    row(name, best[0] * 1e3, "ms", reference=best[1] * 1e3, reference_name="torch")
+def compare(name, ours, theirs):
+    mine, peer = best_of(ours, theirs)
+    row(name, mine, "ms", reference=peer, reference_name="torch")
 
 
 def main():

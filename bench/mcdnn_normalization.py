@@ -3,31 +3,15 @@ CPU equivalents. Targets: BN forward training + backward <= 1.0x torch (native_b
 sampler backward <= 1.5x torch's grid_sampler_2d_backward. Driven through the real C ABI in-process (ctypes) on
 the default stream, each call followed by mcStreamSynchronize; the rest is printed for information."""
 import ctypes
-import time
 
 import numpy as np
 import torch
 
-from common import row
+from common import best_of, row
 from mcdnn import check, descriptor, device, lib
 
 N, C, H, W = 32, 64, 56, 56
 BN_TARGET, SAMPLER_TARGET = 1.0, 1.5
-
-
-def best_of(ours, theirs, rounds=4, calls=5):
-    """Best single call of each side over `rounds` alternating blocks of `calls` calls. Blocks rather than
-    single alternating calls: torch's OpenMP workers spin for a while after each of its calls, which
-    would land on whichever side runs next; within a block each side meets only its own load."""
-    ours(), theirs()
-    best = [float("inf"), float("inf")]
-    for _ in range(rounds):
-        for i, fn in enumerate((ours, theirs)):
-            for _ in range(calls):
-                start = time.perf_counter()
-                fn()
-                best[i] = min(best[i], time.perf_counter() - start)
-    return best[0] * 1e3, best[1] * 1e3
 
 
 def compare(name, ours, theirs, target=None):
