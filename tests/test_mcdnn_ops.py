@@ -284,6 +284,21 @@ def test_max_backward_ties_go_to_the_first_element(handle):
     np.testing.assert_array_equal(DX.read().ravel(), [0, 5, 0, 0])
 
 
+def test_max_backward_follows_the_given_y_window_by_window(handle):
+    """One call holding a tied window, a window whose y equals none of its elements (it sends nothing) and
+    plain windows: each gets the first-equal rule on its own."""
+    x = np.array([[3, 3, 1, 0], [0, 1, 2, 5], [4, 0, 7, 1], [1, 2, 0, 6]], np.float32).reshape(1, 1, 4, 4)
+    y = np.array([[3, 9], [4, 7]], np.float32).reshape(1, 1, 2, 2)  # tie at (0,0)-(0,1); 9 is nowhere
+    dy = np.array([[1, 2], [3, 4]], np.float32).reshape(1, 1, 2, 2)
+    pool = make_pooling(0, (2, 2), (0, 0), (2, 2))
+    xd, yd = Desc(FLOAT, x.shape), Desc(FLOAT, y.shape)
+    X, Y, DY, DX = DeviceTensor(xd, x), DeviceTensor(yd, y), DeviceTensor(yd, dy), DeviceTensor(xd)
+    assert call("mcdnnPoolingBackward", handle, pool, scale(1, FLOAT), yd.handle, Y.address, yd.handle, DY.address,
+                xd.handle, X.address, scale(0, FLOAT), xd.handle, DX.address) == 0, recent_error()
+    np.testing.assert_array_equal(DX.read(), first_max_backward(x, y, dy, (2, 2), (0, 0), (2, 2)))
+    np.testing.assert_array_equal(DX.read()[0, 0], [[1, 0, 0, 0], [0, 0, 0, 0], [3, 0, 4, 0], [0, 0, 0, 0]])
+
+
 def test_output_larger_than_advised_clips_windows(handle):
     x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
     pool = make_pooling(0, (2, 2), (0, 0), (2, 2))

@@ -218,8 +218,8 @@ class _Phases:
 
     def max_backward(self, y, dy, x, dx, ct):
         """dx (the compute type, x's shape) for max pooling; y holds no NaN the walk must place. Every window
-        element is first compared with y; where no output has two equal elements (the usual case: a tie
-        inside one window) each element equal to y takes dy, else only the first of its window does."""
+        element is first compared with y. Unless some window holds its y twice (a tie, which real data rarely
+        has), the element equal to y takes dy with no first-match walk; with ties only the first does."""
         lead = x.shape[:2]
         planes, gradient, total, n = self.buffers(lead, ct)
         self.split(x, planes, np.nan)
@@ -227,12 +227,12 @@ class _Phases:
         planes, gradient = planes.reshape(len(self.inner), -1), gradient.reshape(len(self.inner), -1)
         yg = self.on_grid("pool y", y, lead, ct, np.nan)[:n]  # junk positions equal nothing
         bits = _BITS[ct.itemsize]
-        dyg = self.on_grid("pool dy", dy, lead, ct, 0)[:n].view(bits)
+        dyg = self.on_grid("pool dy", dy, lead, ct, 0)[:n].view(bits)  # junk positions add +0
         equal = scratch.buffer("pool equal", (len(self.offsets), n), bool)
         with np.errstate(invalid="ignore", over="ignore"):
             for i, (phase, shift) in enumerate(self.offsets):
                 np.equal(planes[phase, shift:shift + n], yg, out=equal[i])
-            if np.add.reduce(equal, axis=0, dtype=np.uint8 if len(equal) < 256 else np.uint16).max() > 1:
+            if np.add.reduce(equal, axis=0, dtype=np.uint8 if len(equal) < 256 else np.int64).max() > 1:
                 found = scratch.buffer("pool found", (n,), bool)
                 found.fill(False)
                 for chosen in equal:  # in window order: an element equal to y after the first gets nothing
