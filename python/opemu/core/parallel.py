@@ -29,6 +29,7 @@ def _last_level_cache_bytes():
 
 
 LAST_LEVEL_CACHE = _last_level_cache_bytes()
+
 _pool = None
 _pool_pid = None
 
