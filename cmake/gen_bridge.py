@@ -373,7 +373,7 @@ def export_tables(functions, undeclared, repos):
     exports = {library: [] for library, _ in table}
     owners = {}
     named = [(name, fn.header) for name, fn in functions.items()]
-    named += [(name, surface.ACLNN_HEADER_DIR + "/") for name in undeclared]
+    named += [(name, surface.ACLNN_HEADER_DIR + "/(undeclared).h") for name in undeclared]
     named += [(row["symbol"], "aclnn/opdev/fp16_t.h") for row in surface.fp16_symbols()]
     for name, header in sorted(named):
         owners[name] = surface.libraries_of(name, header, repos, table)

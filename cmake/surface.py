@@ -65,7 +65,7 @@ def write_aclnn_headers(out_root):
     undeclared = []
     for row in aclnn_operators():
         if row["declared_by"] == NAME_ONLY:
-            undeclared.append(row["name"])
+            undeclared += [row["name"] + "GetWorkspaceSize", row["name"]]
             continue
         declarations.setdefault(header_of(row), []).extend([
             _prototype("aclnnStatus", row["name"] + "GetWorkspaceSize", row["workspace_parameters"]),
