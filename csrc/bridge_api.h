@@ -10,6 +10,13 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "acl/acl.h"
+/* Every AscendCL header acl.h does not pull in: their types appear in entry points too. */
+#include "acl/acl_dump.h"
+#include "acl/acl_platform.h"
+#include "acl/acl_prof.h"
+#include "acl/acl_rt_memory_soma.h"
+#include "acl/acl_tdt.h"
+#include "acl/acl_tdt_queue.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
 
