@@ -17,6 +17,7 @@
 #include "acl/acl_rt_memory_soma.h"
 #include "acl/acl_tdt.h"
 #include "acl/acl_tdt_queue.h"
+#include "acl/acl_op_compiler.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
 
