@@ -112,6 +112,10 @@ int opemu_mc_current_device(void);
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
 
+/* ---- device faults (diagnostics.c) ---- */
+/* A task on `device` faulted with `code`: calls the app's exception callbacks. */
+void opemu_raise_exception(int code, int32_t device);
+
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
 int opemu_strict(void);
 /* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */

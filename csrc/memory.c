@@ -84,15 +84,19 @@ int opemu_device_range_check(const void *address, uint64_t nbytes)
     opemu_allocation a;
     if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE) {
         opemu_sanitize_missing(address, "a kernel's device access");
+        opemu_context *ctx = opemu_current_context();
+        opemu_raise_exception(ACL_ERROR_RT_AICORE_EXCEPTION, ctx ? ctx->device : 0);
         return opemu_fail(ACL_ERROR_RT_AICORE_EXCEPTION,
                           "device access at %p: not inside any live device allocation", address);
     }
     uint64_t offset = (uintptr_t)address - a.start;
-    if (nbytes > a.mapped - offset)
+    if (nbytes > a.mapped - offset) {
+        opemu_raise_exception(ACL_ERROR_RT_AICORE_EXCEPTION, a.device);
         return opemu_fail(ACL_ERROR_RT_AICORE_EXCEPTION,
                           "device access of %llu bytes at %p runs past the end of its allocation "
                           "(%llu bytes mapped from %p)",
                           (unsigned long long)nbytes, address, (unsigned long long)a.mapped, (void *)a.start);
+    }
     return ACL_SUCCESS;
 }
 
