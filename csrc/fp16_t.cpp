@@ -48,27 +48,31 @@ int BitLength(uint64_t x)
     return length;
 }
 
+// value / 2^dropped (0 < dropped < 64) rounded to nearest, ties to even.
+uint64_t ShiftRightToNearestEven(uint64_t value, int dropped)
+{
+    uint64_t kept = value >> dropped;
+    const uint64_t rest = value & ((uint64_t(1) << dropped) - 1);
+    const uint64_t half = uint64_t(1) << (dropped - 1);
+    if (rest > half || (rest == half && (kept & 1) != 0)) {
+        ++kept;
+    }
+    return kept;
+}
+
 // The value magnitude * 2^scale as a half, rounded to nearest, ties to even.
 uint16_t RoundToHalf(bool negative, uint64_t magnitude, int scale, Overflow overflow)
 {
     const uint16_t sign = negative ? kSignBit : 0;
     const int length = BitLength(magnitude);
-    // Keep 11 significant bits, but nothing finer than the subnormal step 2^-24.
+    // Keep 11 significant bits, but nothing finer than the subnormal step 2^-24. Dropping more than
+    // the length means below half that step. Otherwise dropped < 64: integers come with scale 0
+    // (dropped = length - 11), float and double significands with at most 53 bits.
     int dropped = std::max(length - (kMantissaBits + 1), kSubnormalScale - scale);
     if (dropped > length) {
-        return sign;  // below half the smallest step
+        return sign;
     }
-    uint64_t kept;
-    if (dropped <= 0) {
-        kept = magnitude << -dropped;
-    } else {
-        kept = magnitude >> dropped;
-        const uint64_t rest = magnitude & ((uint64_t(1) << dropped) - 1);
-        const uint64_t half = uint64_t(1) << (dropped - 1);
-        if (rest > half || (rest == half && (kept & 1) != 0)) {
-            ++kept;
-        }
-    }
+    uint64_t kept = dropped <= 0 ? magnitude << -dropped : ShiftRightToNearestEven(magnitude, dropped);
     if (kept == (uint64_t(1) << (kMantissaBits + 1))) {
         kept >>= 1;
         ++dropped;
@@ -153,14 +157,7 @@ uint32_t RoundedMagnitude(uint16_t bits)
     if (s.scale >= 0) {
         return static_cast<uint32_t>(s.magnitude << s.scale);
     }
-    const int dropped = -s.scale;
-    uint64_t kept = s.magnitude >> dropped;
-    const uint64_t rest = s.magnitude & ((uint64_t(1) << dropped) - 1);
-    const uint64_t half = uint64_t(1) << (dropped - 1);
-    if (rest > half || (rest == half && (kept & 1) != 0)) {
-        ++kept;
-    }
-    return static_cast<uint32_t>(kept);
+    return static_cast<uint32_t>(ShiftRightToNearestEven(s.magnitude, -s.scale));
 }
 
 template <typename Int>
@@ -307,6 +304,8 @@ tagFp16& tagFp16::operator=(const uint16_t& uiVal)
     return *this;
 }
 
+// INT32_MIN gives -inf. The vendor negates it in int32_t (undefined behaviour): an optimised build
+// of its source gives -inf too, an unoptimised one -0.5.
 tagFp16& tagFp16::operator=(const int32_t& iVal)
 {
     val = HalfFromInteger(iVal < 0, static_cast<uint64_t>(iVal < 0 ? -static_cast<int64_t>(iVal) : iVal));
