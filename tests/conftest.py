@@ -1,4 +1,3 @@
-import csv
 import os
 import subprocess
 from pathlib import Path
@@ -30,32 +29,6 @@ def ops_nn_compile(source, output):
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr, result.stderr
     return output
-
-
-def fp16_symbols():
-    """The mangled names of op::fp16_t's library members (the fp16 rows of the shared surface list,
-    found next to the checkout), or None where that list is not available."""
-    for parent in ROOT.parents:
-        path = parent / "shared" / "reference" / "surface" / "aclnn_meta.tsv"
-        if path.exists():
-            with open(path, newline="") as f:
-                return {row["symbol"] for row in csv.DictReader(f, delimiter="\t") if row["family"] == "fp16"}
-    return None
-
-
-def exported_symbols(library):
-    out = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True).stdout
-    return {line.split()[-1] for line in out.splitlines() if line.strip()}
-
-
-def nnopbase_exports_fp16():
-    symbols = fp16_symbols()
-    return symbols is not None and symbols <= exported_symbols(toolkit() / "lib64" / "libnnopbase.so")
-
-
-# Programs using op::fp16_t link only once libnnopbase.so lists its members among its exports.
-needs_fp16_exports = pytest.mark.xfail(not nnopbase_exports_fp16(), strict=True,
-                                       reason="libnnopbase.so does not yet export op::fp16_t's members")
 
 
 def run_program(executable, *args, env=None, timeout=300):

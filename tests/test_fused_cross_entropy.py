@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from acl import DeviceTensor, lib, recent_error, run_two_phase
-from conftest import ROOT, needs_fp16_exports, ops_nn_compile, run_program
+from conftest import ROOT, ops_nn_compile, run_program
 
 BF16, FP16 = np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)
 UNIT_ROUNDOFF = {BF16: 2.0 ** -8, FP16: 2.0 ** -11}
@@ -475,7 +475,6 @@ def test_documented_sample_runs_unchanged(build_dir):
     assert lines == ["result[%d] is: 0.000000" % i for i in range(16)]
 
 
-@needs_fp16_exports  # the sample fills its inputs with op::fp16_t
 def test_companion_samples_print_their_results(build_dir):
     result = run_program(ops_nn_compile(ROOT / "samples" / "aclnn" / "fused_linear_online_max_sum.cpp",
                                         build_dir / "online"))
@@ -496,7 +495,6 @@ def _figures(output):
     return values
 
 
-@needs_fp16_exports  # the sample fills its inputs with op::fp16_t
 def test_tensor_parallel_sample_equals_the_single_device_result(build_dir):
     executable = ops_nn_compile(ROOT / "samples" / "aclnn" / "vocab_parallel_cross_entropy.cpp", build_dir / "tp")
     single, parallel = (run_program(executable, str(n)) for n in (1, 4))
