@@ -126,9 +126,13 @@ uint16_t HalfFromBinary(Float value)
 uint16_t HalfFromFloat(float value) { return HalfFromBinary<float, uint32_t, 23, 127>(value); }
 uint16_t HalfFromDouble(double value) { return HalfFromBinary<double, uint64_t, 52, 1023>(value); }
 
-uint16_t HalfFromInteger(bool negative, uint64_t magnitude)
+uint16_t HalfFromUnsigned(uint64_t value) { return RoundToHalf(false, value, 0, Overflow::kToInfinity); }
+
+uint16_t HalfFromSigned(int64_t value)
 {
-    return RoundToHalf(negative, magnitude, 0, Overflow::kToInfinity);
+    // |value| without overflowing at INT64_MIN.
+    const uint64_t magnitude = value < 0 ? static_cast<uint64_t>(-(value + 1)) + 1 : static_cast<uint64_t>(value);
+    return RoundToHalf(value < 0, magnitude, 0, Overflow::kToInfinity);
 }
 
 // Exact widening to float or double. Infinity and NaN keep their pattern: the half's mantissa
@@ -232,6 +236,12 @@ int OrderKey(uint16_t bits)
 
 tagFp16 FromBits(uint16_t bits) { return tagFp16(bits); }
 
+tagFp16& Store(tagFp16& half, uint16_t bits)
+{
+    half.val = bits;
+    return half;
+}
+
 }  // namespace
 
 void ExtractFP16(const uint16_t& val, uint16_t* s, int16_t* e, uint16_t* m)
@@ -261,74 +271,24 @@ bool tagFp16::operator>=(const tagFp16& fp) const { return OrderKey(val) >= Orde
 bool tagFp16::operator<(const tagFp16& fp) const { return OrderKey(val) < OrderKey(fp.val); }
 bool tagFp16::operator<=(const tagFp16& fp) const { return OrderKey(val) <= OrderKey(fp.val); }
 
-tagFp16& tagFp16::operator=(const tagFp16& fp)
-{
-    val = fp.val;
-    return *this;
-}
+tagFp16& tagFp16::operator=(const tagFp16& fp) { return Store(*this, fp.val); }
 
-tagFp16& tagFp16::operator=(const float& fVal)
-{
-    val = HalfFromFloat(fVal);
-    return *this;
-}
-
-tagFp16& tagFp16::operator=(const double& dVal)
-{
-    val = HalfFromDouble(dVal);
-    return *this;
-}
-
+tagFp16& tagFp16::operator=(const float& fVal) { return Store(*this, HalfFromFloat(fVal)); }
+tagFp16& tagFp16::operator=(const double& dVal) { return Store(*this, HalfFromDouble(dVal)); }
+// The vendor converts the sign and the low seven bits apart, so -128 becomes -0.
 tagFp16& tagFp16::operator=(const int8_t& iVal)
 {
-    // The vendor converts the low seven bits and the sign separately, so -128 becomes -0.
-    val = iVal == INT8_MIN ? kSignBit : HalfFromInteger(iVal < 0, static_cast<uint64_t>(iVal < 0 ? -iVal : iVal));
-    return *this;
+    return Store(*this, iVal == INT8_MIN ? kSignBit : HalfFromSigned(iVal));
 }
-
-tagFp16& tagFp16::operator=(const uint8_t& uiVal)
-{
-    val = HalfFromInteger(false, uiVal);
-    return *this;
-}
-
-tagFp16& tagFp16::operator=(const int16_t& iVal)
-{
-    val = HalfFromInteger(iVal < 0, static_cast<uint64_t>(iVal < 0 ? -static_cast<int32_t>(iVal) : iVal));
-    return *this;
-}
-
-tagFp16& tagFp16::operator=(const uint16_t& uiVal)
-{
-    val = HalfFromInteger(false, uiVal);
-    return *this;
-}
-
+tagFp16& tagFp16::operator=(const uint8_t& uiVal) { return Store(*this, HalfFromUnsigned(uiVal)); }
+tagFp16& tagFp16::operator=(const int16_t& iVal) { return Store(*this, HalfFromSigned(iVal)); }
+tagFp16& tagFp16::operator=(const uint16_t& uiVal) { return Store(*this, HalfFromUnsigned(uiVal)); }
 // INT32_MIN gives -inf. The vendor negates it in int32_t (undefined behaviour): an optimised build
 // of its source gives -inf too, an unoptimised one -0.5.
-tagFp16& tagFp16::operator=(const int32_t& iVal)
-{
-    val = HalfFromInteger(iVal < 0, static_cast<uint64_t>(iVal < 0 ? -static_cast<int64_t>(iVal) : iVal));
-    return *this;
-}
-
-tagFp16& tagFp16::operator=(const uint32_t& uiVal)
-{
-    val = HalfFromInteger(false, uiVal);
-    return *this;
-}
-
-tagFp16& tagFp16::operator=(const int64_t& iVal)
-{
-    val = HalfFromInteger(iVal < 0, iVal < 0 ? static_cast<uint64_t>(-(iVal + 1)) + 1 : static_cast<uint64_t>(iVal));
-    return *this;
-}
-
-tagFp16& tagFp16::operator=(const uint64_t& uiVal)
-{
-    val = HalfFromInteger(false, uiVal);
-    return *this;
-}
+tagFp16& tagFp16::operator=(const int32_t& iVal) { return Store(*this, HalfFromSigned(iVal)); }
+tagFp16& tagFp16::operator=(const uint32_t& uiVal) { return Store(*this, HalfFromUnsigned(uiVal)); }
+tagFp16& tagFp16::operator=(const int64_t& iVal) { return Store(*this, HalfFromSigned(iVal)); }
+tagFp16& tagFp16::operator=(const uint64_t& uiVal) { return Store(*this, HalfFromUnsigned(uiVal)); }
 
 tagFp16::operator float() const { return WidenHalf<float, uint32_t, 23>(val); }
 tagFp16::operator double() const { return WidenHalf<double, uint64_t, 52>(val); }

@@ -13,7 +13,7 @@ int main()
     host[0] = 1.5f;
     host[1] = 2.0009765625;  // halfway between 2 and the next half: ties to even, 2
     host[2] = 7;
-    host[3] = op::bfloat16(0.1f);
+    host[3] = op::fp16_t(op::bfloat16(0.1f));
     op::fp16_t sum = host[0] + host[1];
     sum += host[2];
     op::fp16_t inf(static_cast<uint16_t>(0x7C00));

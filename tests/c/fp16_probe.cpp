@@ -5,6 +5,7 @@
 // pairs (n uint16 left operands, then n right operands).
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,19 @@ void FromBfloat16(const std::vector<uint16_t>& in)
     Write(out);
 }
 
+// The uint16_t constructor takes bits, so only the assignment converts: written twice, like From.
+void FromUint16(const std::vector<uint16_t>& in)
+{
+    std::vector<uint16_t> out;
+    for (uint16_t value : in) {
+        op::fp16_t h;
+        h = value;
+        out.push_back(h.val);
+    }
+    Write(out);
+    Write(out);
+}
+
 void Pairs(const std::vector<uint16_t>& in)
 {
     const size_t n = in.size() / 2;
@@ -155,6 +169,12 @@ void Pairs(const std::vector<uint16_t>& in)
     Write(comparisons);
 }
 
+template <typename T, void (*kMode)(const std::vector<T>&)>
+void Run(const char* input)
+{
+    kMode(ReadAll<T>(input));
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -163,48 +183,22 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: %s MODE INPUT OUTPUT\n", argv[0]);
         return 2;
     }
-    const std::string mode = argv[1];
+    typedef void (*Mode)(const char* input);
+    const std::map<std::string, Mode> modes = {
+        {"half", Run<uint16_t, Halves>}, {"float", Run<float, From<float>>}, {"double", Run<double, From<double>>},
+        {"bf16", Run<uint16_t, FromBfloat16>}, {"i8", Run<int8_t, From<int8_t>>}, {"u8", Run<uint8_t, From<uint8_t>>},
+        {"i16", Run<int16_t, From<int16_t>>}, {"u16", Run<uint16_t, FromUint16>}, {"i32", Run<int32_t, From<int32_t>>},
+        {"u32", Run<uint32_t, From<uint32_t>>}, {"i64", Run<int64_t, From<int64_t>>},
+        {"u64", Run<uint64_t, From<uint64_t>>}, {"pairs", Run<uint16_t, Pairs>}};
+    const auto mode = modes.find(argv[1]);
+    if (mode == modes.end()) {
+        std::fprintf(stderr, "unknown mode %s\n", argv[1]);
+        return 2;
+    }
     g_out = std::fopen(argv[3], "wb");
     if (g_out == nullptr) {
         return 1;
     }
-    if (mode == "half") {
-        Halves(ReadAll<uint16_t>(argv[2]));
-    } else if (mode == "float") {
-        From(ReadAll<float>(argv[2]));
-    } else if (mode == "double") {
-        From(ReadAll<double>(argv[2]));
-    } else if (mode == "bf16") {
-        FromBfloat16(ReadAll<uint16_t>(argv[2]));
-    } else if (mode == "i8") {
-        From(ReadAll<int8_t>(argv[2]));
-    } else if (mode == "u8") {
-        From(ReadAll<uint8_t>(argv[2]));
-    } else if (mode == "i16") {
-        From(ReadAll<int16_t>(argv[2]));
-    } else if (mode == "u16") {
-        // The uint16_t constructor takes bits, so only the assignment converts: write it twice.
-        std::vector<uint16_t> out;
-        for (uint16_t value : ReadAll<uint16_t>(argv[2])) {
-            op::fp16_t h;
-            h = value;
-            out.push_back(h.val);
-        }
-        Write(out);
-        Write(out);
-    } else if (mode == "i32") {
-        From(ReadAll<int32_t>(argv[2]));
-    } else if (mode == "u32") {
-        From(ReadAll<uint32_t>(argv[2]));
-    } else if (mode == "i64") {
-        From(ReadAll<int64_t>(argv[2]));
-    } else if (mode == "u64") {
-        From(ReadAll<uint64_t>(argv[2]));
-    } else if (mode == "pairs") {
-        Pairs(ReadAll<uint16_t>(argv[2]));
-    } else {
-        std::fprintf(stderr, "unknown mode %s\n", argv[1]);
-        return 2;
-    }
+    mode->second(argv[2]);
     return std::fclose(g_out) == 0 ? 0 : 1;
 }
