@@ -34,13 +34,14 @@ STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
 }
-PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn")
+PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas")
 # What an entry point returns when Python cannot run it: the family's internal-error status.
 FAILURE_VALUES = {
     "aclnnStatus": "561000",   # ACLNN_ERR_INNER
     "aclError": "500000",      # ACL_ERROR_INTERNAL_ERROR
     "mcdnnStatus_t": "4",      # MCDNN_STATUS_INTERNAL_ERROR
     "mcError_t": "999",        # mcErrorUnknown
+    "mcblasStatus_t": "14",    # MCBLAS_STATUS_INTERNAL_ERROR
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
 IMPL_PREFIX = "opemu_impl_"
@@ -105,7 +106,7 @@ class Function:
         return text
 
     def family(self):
-        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mc", "mc"), ("acl", "acl")):
+        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"), ("acl", "acl")):
             if self.name.startswith(prefix) or self.name.startswith(prefix.capitalize()):
                 return family
         return "other"
@@ -243,14 +244,14 @@ def shim(fn, functions, in_c):
     if returns == "void":
         lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL);", "    }"]
     else:
-        lines += ["    %s result = %s;" % (returns, call)]
+        lines += ["    %s opemu_result = %s;" % (returns, call)]
         if "*" in returns or returns in POINTER_TYPEDEFS:
-            lines += ["    opemu_trace_end(&t, 0, (const void *)result);"]
+            lines += ["    opemu_trace_end(&t, 0, (const void *)opemu_result);"]
         elif returns in ("float", "double"):
-            lines += ["    opemu_trace_end(&t, (long long)(result != result), NULL);"]
+            lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL);"]
         else:
-            lines += ["    opemu_trace_end(&t, (long long)result, NULL);"]
-        lines += ["    return result;"]
+            lines += ["    opemu_trace_end(&t, (long long)opemu_result, NULL);"]
+        lines += ["    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
 
 
