@@ -5,6 +5,7 @@ from opemu import ops, paths
 from opemu.core import dtypes
 from opemu.core.mcdnn import OPS as MCDNN_OPS
 from opemu.core.op import OPS
+from opemu.ops.mcblas import ROUTINES as MCBLAS_ROUTINES
 
 _PHASE1 = "GetWorkspaceSize"
 
@@ -20,7 +21,7 @@ def status_of(name, meta):
     if meta["implemented_in"] == "c":
         return "implemented (C)"
     op = name[:-len(_PHASE1)] if name.endswith(_PHASE1) else name
-    if op in OPS or name in MCDNN_OPS:
+    if op in OPS or name in MCDNN_OPS or name in MCBLAS_ROUTINES:
         return "implemented (Python)"
     return "not supported: returns the family's not-supported status"
 
