@@ -212,6 +212,13 @@ int opemu_mcblas_submit(mcblasHandle_t handle, mcStream_t stream, uint64_t task_
 int opemu_py_mcblas_run(uint64_t task_id);
 void opemu_py_mcblas_drop(uint64_t task_id);
 
+/* ---- the sanitizer (sanitizer.c), for kernels too: OPEMU_STRICT=1, driven by `opemu check` ---- */
+int opemu_strict(void);
+/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
+ * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
+ * writes (mode 1) mark bytes. */
+void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);
 

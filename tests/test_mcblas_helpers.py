@@ -170,3 +170,20 @@ def test_an_unimplemented_function_is_not_supported_with_its_name(handle):
     out = np.zeros(4, np.float32)
     assert call("mcblasSrotg", handle, host_ref(out), host_ref(out), host_ref(out), host_ref(out)) == NOT_SUPPORTED
     assert "mcblasSrotg" in recent_error()
+
+
+@pytest.fixture(scope="module")
+def check_probe(build_dir):
+    from test_mcblas_sample import build
+    from conftest import ROOT
+    return build(ROOT / "tests" / "c" / "mcblas_check_probe.cpp", build_dir / "mcblas_check_probe")
+
+
+@pytest.mark.parametrize("kind", ["clean", "uninitialized-read", "out-of-bounds"])
+def test_opemu_check_sees_what_mcblas_kernels_read_and_write(check_probe, kind):
+    from test_check import opemu_check
+    result = opemu_check(check_probe, kind)
+    findings = {line.split("]")[0][len("opemu check: ["):] for line in result.stdout.splitlines()
+                if line.startswith("opemu check: [")}
+    assert findings == (set() if kind == "clean" else {kind}), result.stdout
+    assert (result.returncode == 0) == (kind == "clean")

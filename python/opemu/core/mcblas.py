@@ -111,7 +111,7 @@ def _host_value(pointer, dtype):
 
 
 def _device_value(pointer, dtype):
-    return device.view_at(pointer, ((), dtype, 0, (), dtype.itemsize))[()]
+    return view((pointer, ((), dtype, 0, (), dtype.itemsize)))[()]
 
 
 class Scalar:
@@ -144,7 +144,7 @@ class Result:
             target = np.frombuffer(device.ffi.buffer(device.ffi.cast("char *", self.pointer), self.dtype.itemsize),
                                    self.dtype)
         else:
-            target = device.view_at(self.pointer, ((1,), self.dtype, 0, (self.dtype.itemsize,), self.dtype.itemsize))
+            target = view((self.pointer, ((1,), self.dtype, 0, (self.dtype.itemsize,), self.dtype.itemsize)), "w")
         target[0] = value
 
 
@@ -185,16 +185,35 @@ def batch_of(pointer, geometry, count, stride):
     return pointer, ((count,) + shape, dtype, offset, (stride * item,) + strides, total)
 
 
-def view(described):
-    """The NumPy view of described device data; past its allocation (or any allocation: hostile
-    sizes) the access faults as the hardware's would."""
+_strict = None
+_ACCESS = {"r": ((0, b"an mcBLAS kernel's read"),), "w": ((1, b"an mcBLAS kernel's write"),),
+           "rw": ((0, b"an mcBLAS kernel's read"), (1, b"an mcBLAS kernel's write"))}
+
+
+def sanitize(pointer, span, access):
+    """Reports the access to `opemu check` (OPEMU_STRICT=1): overruns of the requested size, reads of
+    memory never written; a write marks the bytes written."""
+    global _strict
+    if _strict is None:
+        _strict = bool(device.lib.opemu_strict())
+    if _strict:
+        for mode, what in _ACCESS[access]:
+            device.lib.opemu_sanitize_access(pointer, span, mode, what)
+
+
+def view(described, access="r"):
+    """The NumPy view of described device data, which the kernel reads ("r"), writes ("w") or both
+    ("rw"); past its allocation (or any allocation: hostile sizes) the access faults as the
+    hardware's would."""
     pointer, geometry = described
     span = geometry[4]
     if span == 0:
         return np.empty(geometry[0], geometry[1])
     if span > _MAX_SPAN:
         raise device.DeviceFault(0, "%d bytes from %s reach past any device allocation" % (span, pointer))
-    return device.view_at(pointer, geometry)
+    array = device.view_at(pointer, geometry)
+    sanitize(pointer, span, access)
+    return array
 
 
 def transposed(matrices):
@@ -212,6 +231,11 @@ def op(matrices, trans):
 def op_shape(trans, rows, cols):
     """(rows, cols) of the stored matrix whose op() is rows x cols."""
     return (rows, cols) if trans == N else (cols, rows)
+
+
+def blended(beta):
+    """How blend() accesses its output: read and written, or only written when beta is 0."""
+    return "rw" if beta != 0 else "w"
 
 
 def blend(out, result, alpha, beta):

@@ -23,7 +23,7 @@ def _copy(c, source, target, to_device):
     """Queues target <- source; the device side is checked now."""
     _device_side(target if to_device else source, "the device buffer")
     c.wait = not hasattr(c, "stream")
-    read, write = (host_view, view) if to_device else (view, host_view)
+    read, write = (host_view, lambda d: view(d, "w")) if to_device else (view, host_view)
     return lambda: np.copyto(write(target), read(source))
 
 

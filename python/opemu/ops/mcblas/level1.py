@@ -17,7 +17,7 @@ def axpy(letter, c):
     x, y = vector(c.x, c.n, c.incx, t), vector(c.y, c.n, c.incy, t)
 
     def run():
-        yv = view(y)
+        yv = view(y, "rw")
         yv += alpha.value() * view(x)
     return run
 
@@ -31,7 +31,7 @@ def scal(letter, c):
     x = vector(c.x, c.n, c.incx, t)
 
     def run():
-        xv = view(x)
+        xv = view(x, "rw")
         xv *= alpha.value()
     return run
 
@@ -42,7 +42,7 @@ def copy(letter, c):
     if c.n <= 0:
         return None
     x, y = vector(c.x, c.n, c.incx, t), vector(c.y, c.n, c.incy, t)
-    return lambda: np.copyto(view(y), view(x))
+    return lambda: np.copyto(view(y, "w"), view(x))
 
 
 @family(letters("mcblas%sswap"))
@@ -53,7 +53,7 @@ def swap(letter, c):
     x, y = vector(c.x, c.n, c.incx, t), vector(c.y, c.n, c.incy, t)
 
     def run():
-        xv, yv = view(x), view(y)
+        xv, yv = view(x, "rw"), view(y, "rw")
         saved = xv.copy()
         xv[...] = yv
         yv[...] = saved
@@ -134,7 +134,7 @@ def rot(letter, c):
     x, y = vector(c.x, c.n, c.incx, t), vector(c.y, c.n, c.incy, t)
 
     def run():
-        xv, yv = view(x), view(y)
+        xv, yv = view(x, "rw"), view(y, "rw")
         cv, sv = cos.value(), sin.value()
         new_x = cv * xv + sv * yv
         yv[...] = cv * yv - np.conj(sv) * xv

@@ -3,7 +3,7 @@ cuBLAS's order: enums, sizes >= 0, the leading dimension, then increments (level
 import numpy as np
 import scipy.linalg
 
-from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, blend, leading, matrix,
+from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, blend, blended, leading, matrix,
                                nonnegative, nonzero_increment, one_of, op, vector, view)
 from opemu.ops.mcblas import family, letters
 
@@ -24,8 +24,8 @@ def gemv(letter, c):
     x, y = vector(c.x, cols, c.incx, t), vector(c.y, rows, c.incy, t)
 
     def run():
-        yv = view(y)
-        blend(yv, op(view(a), c.trans) @ view(x), alpha.value(), beta.value())
+        av, bv = alpha.value(), beta.value()
+        blend(view(y, blended(bv)), op(view(a), c.trans) @ view(x), av, bv)
     return run
 
 
@@ -45,7 +45,7 @@ def ger(letter, c):
 
     def run():
         yv = view(y)
-        av = view(a)
+        av = view(a, "rw")
         av += np.outer(alpha.value() * view(x), np.conj(yv) if letter.endswith("c") else yv)
     return run
 
@@ -77,7 +77,8 @@ def symv(letter, c):
 
     def run():
         full = full_from_triangle(view(a), c.uplo, hermitian=letter.endswith("h"))
-        blend(view(y), full @ view(x), alpha.value(), beta.value())
+        av, bv = alpha.value(), beta.value()
+        blend(view(y, blended(bv)), full @ view(x), av, bv)
     return run
 
 
@@ -108,7 +109,7 @@ def trmv(letter, c):
     a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
 
     def run():
-        xv = view(x)
+        xv = view(x, "rw")
         xv[...] = op(triangle(view(a), c.uplo, c.diag), c.trans) @ xv
     return run
 
@@ -123,7 +124,7 @@ def trsv(letter, c):
     a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
 
     def run():
-        xv = view(x)
+        xv = view(x, "rw")
         xv[...] = solve(view(a), xv, c.uplo, c.trans, c.diag)
     return run
 

@@ -11,9 +11,9 @@ import ml_dtypes
 import numpy as np
 
 from opemu.core import device
-from opemu.core.mcblas import (C, COMPUTE, DATA, DIAGS, FILLS, LEFT, LOWER, MATH, N, SIDES, T, TRANSPOSES, TYPES, Scalar,
-                               batch_of, blend, invalid, leading, matrix, nonnegative, not_supported, one_of, op,
-                               transposed, vector, view)
+from opemu.core.mcblas import (C, COMPUTE, DATA, DIAGS, FILLS, LEFT, LOWER, MATH, N, SIDES, T, TRANSPOSES, TYPES,
+                               Scalar, batch_of, blend, blended, invalid, leading, matrix, nonnegative, not_supported,
+                               one_of, op, transposed, vector, view)
 from opemu.ops.mcblas import family, letters
 from opemu.ops.mcblas.level2 import full_from_triangle, solve, triangle
 
@@ -155,8 +155,9 @@ def _single(c, precision):
     ga, gb, gc = _operands(c, precision)
 
     def run():
-        gemm_into(view((c.C, gc)), view((c.A, ga)), view((c.B, gb)), c.transa, c.transb, alpha.value(),
-                  beta.value(), precision)
+        av, bv = alpha.value(), beta.value()
+        gemm_into(view((c.C, gc), blended(bv)), view((c.A, ga)), view((c.B, gb)), c.transa, c.transb, av, bv,
+                  precision)
     return run
 
 
@@ -171,7 +172,8 @@ def _strided(c, precision):
     out = batch_of(c.C, gc, c.batchCount, c.strideC)
 
     def run():
-        gemm_into(view(out), view(a), view(b), c.transa, c.transb, alpha.value(), beta.value(), precision)
+        av, bv = alpha.value(), beta.value()
+        gemm_into(view(out, blended(bv)), view(a), view(b), c.transa, c.transb, av, bv, precision)
     return run
 
 
@@ -193,7 +195,7 @@ def _batched(c, precision):
         av, bv = alpha.value(), beta.value()
         for pa, pb, pc in zip(*pointers):
             address = lambda value: device.ffi.cast("void *", value)  # noqa: E731
-            gemm_into(view((address(pc), gc)), view((address(pa), ga)), view((address(pb), gb)),
+            gemm_into(view((address(pc), gc), blended(bv)), view((address(pa), ga)), view((address(pb), gb)),
                       c.transa, c.transb, av, bv, precision)
     return run
 
@@ -242,7 +244,7 @@ def geam(letter, c):
         result = av * op(view(a), c.transa) if av != 0 else np.zeros((c.m, c.n), t)
         if bv != 0:
             result = result + bv * op(view(b), c.transb)
-        view(out)[...] = result
+        view(out, "w")[...] = result
     return run
 
 
@@ -262,7 +264,7 @@ def dgmm(letter, c):
 
     def run():
         xv = view(x)
-        view(out)[...] = view(a) * (xv[:, None] if left else xv[None, :])
+        view(out, "w")[...] = view(a) * (xv[:, None] if left else xv[None, :])
     return run
 
 
@@ -289,7 +291,7 @@ def trsm(letter, c):
     a, b = matrix(c.A, size, size, c.lda, t), matrix(c.B, c.m, c.n, c.ldb, t)
 
     def run():
-        bv = view(b)
+        bv = view(b, "rw")
         rhs = alpha.value() * bv
         solver = solve if c.side == LEFT else _solve_right
         bv[...] = solver(view(a), rhs, c.uplo, c.trans, c.diag)
@@ -320,7 +322,7 @@ def trmm(letter, c):
     def run():
         tri = op(triangle(view(a), c.uplo, c.diag), c.trans)
         bv = view(b)
-        view(out)[...] = alpha.value() * (tri @ bv if c.side == LEFT else bv @ tri)
+        view(out, "w")[...] = alpha.value() * (tri @ bv if c.side == LEFT else bv @ tri)
     return run
 
 
@@ -345,14 +347,16 @@ def syrk(letter, c):
 
     def run():
         x = op(view(a), c.trans)
-        cv = view(out)
-        product = x @ (x.T.conj() if hermitian else x.T)
-        update = cv.copy()
-        blend(update, product, alpha.value(), beta.value())
-        if hermitian:
-            np.fill_diagonal(update, update.diagonal().real)
+        alpha_value, beta_value = alpha.value(), beta.value()
+        cv = view(out, blended(beta_value))
         mask = np.tri(c.n, dtype=bool) if c.uplo == LOWER else np.tri(c.n, dtype=bool).T
-        cv[mask] = update[mask]
+        triangle_values = (x @ (x.T.conj() if hermitian else x.T))[mask]
+        prior = cv[mask] if beta_value != 0 else np.zeros_like(triangle_values)  # beta 0: C is not read
+        blend(prior, triangle_values, alpha_value, beta_value)
+        cv[mask] = prior
+        if hermitian:  # herk's diagonal is real by definition
+            diagonal = np.arange(c.n)
+            cv[diagonal, diagonal] = cv[diagonal, diagonal].real
     return run
 
 
@@ -371,6 +375,8 @@ def symm(letter, c):
 
     def run():
         full = full_from_triangle(view(a), c.uplo, hermitian=letter.endswith("h"))
-        bv = view(b)
-        blend(view(out), full @ bv if c.side == LEFT else bv @ full, alpha.value(), beta.value())
+        other = view(b)
+        alpha_value, beta_value = alpha.value(), beta.value()
+        blend(view(out, blended(beta_value)), full @ other if c.side == LEFT else other @ full, alpha_value,
+              beta_value)
     return run
