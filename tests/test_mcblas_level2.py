@@ -4,8 +4,8 @@ their INVALID_VALUE checks."""
 import numpy as np
 import pytest
 
-from blas import (INVALID_VALUE, LOWER, NON_UNIT, OP_C, OP_N, OP_T, SUCCESS, TYPES, UNIT, UPPER, Handle, call, close,
-                  host_ref, matrix, random, read_matrix, read_vector, recent_error, scalar, vector)
+from blas import (INVALID_VALUE, LOWER, NON_UNIT, OP_C, OP_N, OP_T, SUCCESS, TYPES, UNIT, UPPER, Buffer, Handle, call,
+                  c_longlong, close, host_ref, matrix, random, read_matrix, read_vector, recent_error, scalar, vector)
 from conftest import opemu_only
 
 pytestmark = [opemu_only]
@@ -135,3 +135,59 @@ def test_ger_rejects_lda_below_m_and_zero_increments(handle):
     d = matrix(np.ones((4, 4)), TYPES["S"])
     assert call("mcblasSger", handle, 4, 4, host(1.0, "S"), d.pointer, 1, d.pointer, 1, d.pointer, 3) == INVALID_VALUE
     assert call("mcblasSger", handle, 4, 4, host(1.0, "S"), d.pointer, 0, d.pointer, 1, d.pointer, 4) == INVALID_VALUE
+
+
+@pytest.mark.parametrize("name,letter,two,hermitian", [
+    ("Ssyr", "S", False, False), ("Zsyr", "Z", False, False), ("Dsyr2", "D", True, False),
+    ("Csyr2", "C", True, False), ("Cher", "C", False, True), ("Zher2", "Z", True, True)])
+@pytest.mark.parametrize("uplo", [LOWER, UPPER])
+def test_symmetric_rank_updates_touch_one_triangle(handle, name, letter, two, hermitian, uplo):
+    n, lda = 5, 6
+    t = TYPES[letter]
+    a, x, y = random((n, n), letter, 14), random(n, letter, 15), random(n, letter, 16)
+    alpha = 0.5 if hermitian and not two else (0.5 - 0.25j if t.kind == "c" else 0.5)
+    alpha_type = {"C": "S", "Z": "D"}[letter] if hermitian and not two else letter
+    h = np.conj if hermitian else (lambda v: v)
+    update = alpha * np.outer(x, h(y if two else x))
+    if two:
+        update = update + (np.conj(alpha) if hermitian else alpha) * np.outer(y, h(x))
+    da, dx, dy = matrix(a, t, lda), vector(x, t, 2), vector(y, t, -1)
+    args = (dx.pointer, 2, dy.pointer, -1) if two else (dx.pointer, 2)
+    assert call("mcblas" + name, handle, uplo, n, host(alpha, alpha_type), *args, da.pointer, lda) == SUCCESS
+    mask = np.tri(n, dtype=bool) if uplo == LOWER else np.tri(n, dtype=bool).T
+    expected = np.where(mask, a + update, a)
+    if hermitian:
+        np.fill_diagonal(expected, np.diag(expected).real)
+    close(read_matrix(da, n, n, lda), expected, letter, scale=2)
+
+
+@pytest.mark.parametrize("letter", ["S", "Z"])
+@pytest.mark.parametrize("trans", [OP_N, OP_C])
+def test_gemv_batched_and_strided_batched(handle, letter, trans):
+    m, n, batch = 4, 3, 3
+    t = TYPES[letter]
+    rows, cols = (m, n) if trans == OP_N else (n, m)
+    mats = [random((m, n), letter, 20 + i) for i in range(batch)]
+    xs, ys = [random(cols, letter, 30 + i) for i in range(batch)], [random(rows, letter, 40 + i) for i in range(batch)]
+    expected = [2 * op(a, trans) @ x - y for a, x, y in zip(mats, xs, ys)]
+    da = [matrix(a, t) for a in mats]
+    dx, dy = [vector(x, t) for x in xs], [vector(y, t) for y in ys]
+    arrays = [Buffer(batch, np.uint64, values=[b.pointer.value for b in group]) for group in (da, dx, dy)]
+    assert call("mcblas%sgemvBatched" % letter, handle, trans, m, n, host(2.0, letter), arrays[0].pointer, m,
+                arrays[1].pointer, 1, host(-1.0, letter), arrays[2].pointer, 1, batch) == SUCCESS, recent_error()
+    for y, e in zip(dy, expected):
+        close(y.read()[:rows], e, letter, scale=4)
+    sa, sx, sy = m * n + 1, cols + 2, rows + 3
+    a_all, x_all, y_all = Buffer(sa * batch, t), Buffer(sx * batch, t), Buffer(sy * batch, t)
+    for i in range(batch):
+        host_a, host_x, host_y = a_all.read(), x_all.read(), y_all.read()
+        host_a[i * sa:i * sa + m * n] = mats[i].T.ravel()
+        host_x[i * sx:i * sx + cols] = xs[i]
+        host_y[i * sy:i * sy + rows] = ys[i]
+        a_all.write(host_a), x_all.write(host_x), y_all.write(host_y)
+    assert call("mcblas%sgemvStridedBatched" % letter, handle, trans, m, n, host(2.0, letter), a_all.pointer, m,
+                c_longlong(sa), x_all.pointer, 1, c_longlong(sx), host(-1.0, letter), y_all.pointer, 1,
+                c_longlong(sy), batch) == SUCCESS
+    out = y_all.read()
+    for i, e in enumerate(expected):
+        close(out[i * sy:i * sy + rows], e, letter, scale=4)

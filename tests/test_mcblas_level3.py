@@ -384,3 +384,60 @@ def test_routines_of_a_destroyed_handle_are_not_initialized():
     assert call("mcblasSgemm", h.handle, OP_N, OP_N, 2, 2, 2, host(1.0, np.float32), d.pointer, 2, d.pointer, 2,
                 host(0.0, np.float32), d.pointer, 2) == 1
     assert lib().mcblasDestroy(h.handle) == 1
+
+
+@pytest.mark.parametrize("name,letter,kind,hermitian,trans", [
+    ("Ssyrkx", "S", "kx", False, OP_N), ("Zsyrkx", "Z", "kx", False, OP_T), ("Cherkx", "C", "kx", True, OP_C),
+    ("Dsyr2k", "D", "2k", False, OP_T), ("Csyr2k", "C", "2k", False, OP_N), ("Zher2k", "Z", "2k", True, OP_N)])
+@pytest.mark.parametrize("uplo", [LOWER, UPPER])
+def test_rank_2k_and_kx_updates(handle, name, letter, kind, hermitian, trans, uplo):
+    n, k = 4, 3
+    t = TYPES[letter]
+    real = {"C": np.float32, "Z": np.float64}.get(letter, t)
+    alpha, beta = (0.5 - 0.5j if t.kind == "c" else 0.5), 2.0
+    a, b = (random(stored(trans, n, k), letter, s) for s in (72, 73))
+    c = random((n, n), letter, 74)
+    c = (c + c.conj().T) / 2 if hermitian else c
+    h = (lambda m: m.conj().T) if hermitian else (lambda m: m.T)
+    x, y = op(a, trans), op(b, trans)
+    if kind == "kx":
+        full = alpha * x @ h(y)
+    else:
+        full = alpha * x @ h(y) + (np.conj(alpha) if hermitian else alpha) * y @ h(x)
+    full = full + beta * c
+    if hermitian:  # the diagonal's imaginary parts are set to zero
+        np.fill_diagonal(full, np.diag(full).real)
+    da, db, dc = matrix(a, t), matrix(b, t), matrix(c, t)
+    assert call("mcblas" + name, handle, uplo, trans, n, k, host(alpha, t), da.pointer, a.shape[0], db.pointer,
+                b.shape[0], host(beta, real if hermitian else t), dc.pointer, n) == SUCCESS, recent_error()
+    got = read_matrix(dc, n, n)
+    mask = np.tri(n, dtype=bool) if uplo == LOWER else np.tri(n, dtype=bool).T
+    close(got[mask], full[mask], letter, scale=4)
+    close(got[~mask], c[~mask], letter)
+
+
+def test_trsm_batched_solves_each_pair(handle):
+    m, n, batch = 3, 2, 3
+    mats = [random((m, m), "D", 80 + i) + 3 * np.eye(m) for i in range(batch)]
+    rhs = [random((m, n), "D", 90 + i) for i in range(batch)]
+    da, db = [matrix(a, np.float64) for a in mats], [matrix(b, np.float64) for b in rhs]
+    arrays = [Buffer(batch, np.uint64, values=[x.pointer.value for x in group]) for group in (da, db)]
+    assert call("mcblasDtrsmBatched", handle, LEFT, UPPER, OP_T, NON_UNIT, m, n, host(1.0, np.float64),
+                arrays[0].pointer, m, arrays[1].pointer, m, batch) == SUCCESS, recent_error()
+    for a, b, d in zip(mats, rhs, db):
+        close(np.triu(a).T @ read_matrix(d, m, n), b, "D")
+
+
+def test_sgemm_ex_and_cgemm_ex_take_their_storage_types(handle):
+    a, b = random((3, 4), "S", 95).astype(np.float16), random((4, 2), "S", 96).astype(np.float16)
+    da, db, dc = matrix(a, np.float16), matrix(b, np.float16), matrix(np.zeros((3, 2)), np.float32)
+    assert call("mcblasSgemmEx", handle, OP_N, OP_N, 3, 2, 4, host(1.0, np.float32), da.pointer, R16F, 3, db.pointer,
+                R16F, 4, host(0.0, np.float32), dc.pointer, R32F, 3) == SUCCESS, recent_error()
+    close(read_matrix(dc, 3, 2), a.astype(np.float64) @ b.astype(np.float64), "S")
+    assert call("mcblasCgemmEx", handle, OP_N, OP_N, 3, 2, 4, host(1.0, np.complex64), da.pointer, R16F, 3,
+                db.pointer, R16F, 4, host(0.0, np.complex64), dc.pointer, R32F, 3) == NOT_SUPPORTED
+    za, zb = random((2, 2), "C", 97), random((2, 2), "C", 98)
+    dza, dzb, dzc = matrix(za, np.complex64), matrix(zb, np.complex64), matrix(np.zeros((2, 2)), np.complex64)
+    assert call("mcblasCgemmEx", handle, OP_N, OP_N, 2, 2, 2, host(1.0, np.complex64), dza.pointer, C32F, 2,
+                dzb.pointer, C32F, 2, host(0.0, np.complex64), dzc.pointer, C32F, 2) == SUCCESS
+    close(read_matrix(dzc, 2, 2), za @ zb, "C")

@@ -70,13 +70,20 @@ MCBLAS = frozenset("""
     mcblasCgeam
     mcblasCgemm
     mcblasCgemmBatched
+    mcblasCgemmEx
     mcblasCgemmStridedBatched
     mcblasCgemv
+    mcblasCgemvBatched
+    mcblasCgemvStridedBatched
     mcblasCgerc
     mcblasCgeru
     mcblasChemm
     mcblasChemv
+    mcblasCher
+    mcblasCher2
+    mcblasCher2k
     mcblasCherk
+    mcblasCherkx
     mcblasCrot
     mcblasCscal
     mcblasCsrot
@@ -84,10 +91,15 @@ MCBLAS = frozenset("""
     mcblasCswap
     mcblasCsymm
     mcblasCsymv
+    mcblasCsyr
+    mcblasCsyr2
+    mcblasCsyr2k
     mcblasCsyrk
+    mcblasCsyrkx
     mcblasCtrmm
     mcblasCtrmv
     mcblasCtrsm
+    mcblasCtrsmBatched
     mcblasCtrsv
     mcblasDasum
     mcblasDaxpy
@@ -99,6 +111,8 @@ MCBLAS = frozenset("""
     mcblasDgemmBatched
     mcblasDgemmStridedBatched
     mcblasDgemv
+    mcblasDgemvBatched
+    mcblasDgemvStridedBatched
     mcblasDger
     mcblasDnrm2
     mcblasDrot
@@ -106,10 +120,15 @@ MCBLAS = frozenset("""
     mcblasDswap
     mcblasDsymm
     mcblasDsymv
+    mcblasDsyr
+    mcblasDsyr2
+    mcblasDsyr2k
     mcblasDsyrk
+    mcblasDsyrkx
     mcblasDtrmm
     mcblasDtrmv
     mcblasDtrsm
+    mcblasDtrsmBatched
     mcblasDtrsv
     mcblasDzasum
     mcblasDznrm2
@@ -145,8 +164,11 @@ MCBLAS = frozenset("""
     mcblasSgeam
     mcblasSgemm
     mcblasSgemmBatched
+    mcblasSgemmEx
     mcblasSgemmStridedBatched
     mcblasSgemv
+    mcblasSgemvBatched
+    mcblasSgemvStridedBatched
     mcblasSger
     mcblasSnrm2
     mcblasSrot
@@ -154,10 +176,15 @@ MCBLAS = frozenset("""
     mcblasSswap
     mcblasSsymm
     mcblasSsymv
+    mcblasSsyr
+    mcblasSsyr2
+    mcblasSsyr2k
     mcblasSsyrk
+    mcblasSsyrkx
     mcblasStrmm
     mcblasStrmv
     mcblasStrsm
+    mcblasStrsmBatched
     mcblasStrsv
     mcblasZaxpy
     mcblasZcopy
@@ -171,20 +198,31 @@ MCBLAS = frozenset("""
     mcblasZgemmBatched
     mcblasZgemmStridedBatched
     mcblasZgemv
+    mcblasZgemvBatched
+    mcblasZgemvStridedBatched
     mcblasZgerc
     mcblasZgeru
     mcblasZhemm
     mcblasZhemv
+    mcblasZher
+    mcblasZher2
+    mcblasZher2k
     mcblasZherk
+    mcblasZherkx
     mcblasZrot
     mcblasZscal
     mcblasZswap
     mcblasZsymm
     mcblasZsymv
+    mcblasZsyr
+    mcblasZsyr2
+    mcblasZsyr2k
     mcblasZsyrk
+    mcblasZsyrkx
     mcblasZtrmm
     mcblasZtrmv
     mcblasZtrsm
+    mcblasZtrsmBatched
     mcblasZtrsv
 """.split())
 

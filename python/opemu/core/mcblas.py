@@ -221,6 +221,13 @@ def transposed(matrices):
     return matrices.swapaxes(-1, -2)
 
 
+def pointer_arrays(count, *arrays):
+    """Per batch entry, the device addresses the batched routines' device arrays of `count`
+    pointers hold (one array per operand), as cffi pointers."""
+    columns = [view(vector(array, count, 1, np.uint64)).tolist() for array in arrays]
+    return [tuple(device.ffi.cast("void *", address) for address in entry) for entry in zip(*columns)]
+
+
 def op(matrices, trans):
     """op(A) for mcblasOperation_t `trans` (of each matrix of a batch)."""
     if trans == N:

@@ -3,19 +3,30 @@ cuBLAS's order: enums, sizes >= 0, the leading dimension, then increments (level
 import numpy as np
 import scipy.linalg
 
-from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, blend, blended, leading, matrix,
-                               nonnegative, nonzero_increment, one_of, op, vector, view)
+from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, batch_of, blend, blended,
+                               leading, matrix, nonnegative, nonzero_increment, one_of, op, pointer_arrays, vector,
+                               view)
 from opemu.ops.mcblas import family, letters
+
+
+def _gemv_check(c):
+    one_of("trans", c.trans, TRANSPOSES)
+    nonnegative(m=c.m, n=c.n)
+    leading("lda", c.lda, c.m)
+    nonzero_increment(incx=c.incx, incy=c.incy)
+
+
+def gemv_into(yv, av, xv, trans, alpha, beta):
+    """y = alpha*op(A)*x + beta*y on views (one or a batch: A (b, m, n), x and y (b, len))."""
+    product = np.matmul(op(av, trans), xv[..., None])[..., 0]
+    blend(yv, product, alpha, beta)
 
 
 @family(letters("mcblas%sgemv"))
 def gemv(letter, c):
     """y = alpha*op(A)*x + beta*y, A m x n."""
     t = TYPES[letter]
-    one_of("trans", c.trans, TRANSPOSES)
-    nonnegative(m=c.m, n=c.n)
-    leading("lda", c.lda, c.m)
-    nonzero_increment(incx=c.incx, incy=c.incy)
+    _gemv_check(c)
     alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
     if c.m == 0 or c.n == 0:
         return None
@@ -25,7 +36,45 @@ def gemv(letter, c):
 
     def run():
         av, bv = alpha.value(), beta.value()
-        blend(view(y, blended(bv)), op(view(a), c.trans) @ view(x), av, bv)
+        gemv_into(view(y, blended(bv)), view(a), view(x), c.trans, av, bv)
+    return run
+
+
+@family(letters("mcblas%sgemvStridedBatched"))
+def gemv_strided_batched(letter, c):
+    t = TYPES[letter]
+    _gemv_check(c)
+    nonnegative(batchCount=c.batchCount)
+    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
+    if c.m == 0 or c.n == 0 or c.batchCount == 0:
+        return None
+    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
+    a = batch_of(c.A, matrix(None, c.m, c.n, c.lda, t)[1], c.batchCount, c.strideA)
+    x = batch_of(c.x, vector(None, cols, c.incx, t)[1], c.batchCount, c.stridex)
+    y = batch_of(c.y, vector(None, rows, c.incy, t)[1], c.batchCount, c.stridey)
+
+    def run():
+        av, bv = alpha.value(), beta.value()
+        gemv_into(view(y, blended(bv)), view(a), view(x), c.trans, av, bv)
+    return run
+
+
+@family(letters("mcblas%sgemvBatched"))
+def gemv_batched(letter, c):
+    t = TYPES[letter]
+    _gemv_check(c)
+    nonnegative(batchCount=c.batchCount)
+    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
+    if c.m == 0 or c.n == 0 or c.batchCount == 0:
+        return None
+    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
+    ga, gx, gy = (matrix(None, c.m, c.n, c.lda, t)[1], vector(None, cols, c.incx, t)[1],
+                  vector(None, rows, c.incy, t)[1])
+
+    def run():
+        av, bv = alpha.value(), beta.value()
+        for pa, px, py in pointer_arrays(c.batchCount, c.Aarray, c.xarray, c.yarray):
+            gemv_into(view((py, gy), blended(bv)), view((pa, ga)), view((px, gx)), c.trans, av, bv)
     return run
 
 
@@ -47,6 +96,45 @@ def ger(letter, c):
         yv = view(y)
         av = view(a, "rw")
         av += np.outer(alpha.value() * view(x), np.conj(yv) if letter.endswith("c") else yv)
+    return run
+
+
+RANK_UPDATES = {}
+for _l in "SDCZ":
+    RANK_UPDATES.update({"mcblas%ssyr" % _l: (_l, False, False), "mcblas%ssyr2" % _l: (_l, True, False)})
+for _l in "CZ":
+    RANK_UPDATES.update({"mcblas%sher" % _l: (_l, False, True), "mcblas%sher2" % _l: (_l, True, True)})
+
+
+@family({name: name for name in RANK_UPDATES})
+def rank_update(name, c):
+    """A's uplo triangle += alpha*x*x^T (syr), alpha*(x*y^T + y*x^T) (syr2), alpha*x*x^H with real
+    alpha (her) or alpha*x*y^H + conj(alpha)*y*x^H (her2); the other triangle is not touched."""
+    letter, two, hermitian = RANK_UPDATES[name]
+    t = TYPES[letter]
+    one_of("uplo", c.uplo, FILLS)
+    nonnegative(n=c.n)
+    nonzero_increment(incx=c.incx, **({"incy": c.incy} if two else {}))
+    leading("lda", c.lda, c.n)
+    real = TYPES["S" if letter == "C" else "D"]
+    alpha = Scalar(c, "alpha", c.alpha, real if hermitian and not two else t)
+    if c.n == 0:
+        return None
+    a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
+    y = vector(c.y, c.n, c.incy, t) if two else x
+    h = np.conj if hermitian else (lambda v: v)
+
+    def run():
+        xv, yv, alpha_value = view(x), view(y), alpha.value()
+        update = np.outer(alpha_value * xv, h(yv))
+        if two:
+            update = update + np.outer((np.conj(alpha_value) if hermitian else alpha_value) * yv, h(xv))
+        av = view(a, "rw")
+        mask = np.tri(c.n, dtype=bool) if c.uplo == LOWER else np.tri(c.n, dtype=bool).T
+        av[mask] += update[mask].astype(t)
+        if hermitian:
+            diagonal = np.arange(c.n)
+            av[diagonal, diagonal] = av[diagonal, diagonal].real
     return run
 
 

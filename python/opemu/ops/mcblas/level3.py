@@ -10,10 +10,9 @@ leading dimension against the rows of the matrix it describes."""
 import ml_dtypes
 import numpy as np
 
-from opemu.core import device
 from opemu.core.mcblas import (C, COMPUTE, DATA, DIAGS, FILLS, LEFT, LOWER, MATH, N, SIDES, T, TRANSPOSES, TYPES,
                                Scalar, batch_of, blend, blended, invalid, leading, matrix, nonnegative, not_supported,
-                               one_of, op, transposed, vector, view)
+                               one_of, op, pointer_arrays, transposed, vector, view)
 from opemu.ops.mcblas import family, letters
 from opemu.ops.mcblas.level2 import full_from_triangle, solve, triangle
 
@@ -177,11 +176,6 @@ def _strided(c, precision):
     return run
 
 
-def _pointer_array(pointer, count):
-    """The device addresses held in a device array of `count` pointers."""
-    return view(vector(pointer, count, 1, np.uint64)).tolist()
-
-
 def _batched(c, precision):
     _gemm_check(c)
     nonnegative(batchCount=c.batchCount)
@@ -191,12 +185,10 @@ def _batched(c, precision):
     ga, gb, gc = _operands(c, precision)
 
     def run():
-        pointers = [_pointer_array(p, c.batchCount) for p in (c.Aarray, c.Barray, c.Carray)]
         av, bv = alpha.value(), beta.value()
-        for pa, pb, pc in zip(*pointers):
-            address = lambda value: device.ffi.cast("void *", value)  # noqa: E731
-            gemm_into(view((address(pc), gc), blended(bv)), view((address(pa), ga)), view((address(pb), gb)),
-                      c.transa, c.transb, av, bv, precision)
+        for pa, pb, pc in pointer_arrays(c.batchCount, c.Aarray, c.Barray, c.Carray):
+            gemm_into(view((pc, gc), blended(bv)), view((pa, ga)), view((pb, gb)), c.transa, c.transb, av, bv,
+                      precision)
     return run
 
 
@@ -219,6 +211,17 @@ def gemm_batched(letter, c):
 def gemm_ex(kind, c):
     precision = _ex_precision(c)
     return {"single": _single, "strided": _strided, "batched": _batched}[kind](c, precision)
+
+
+@family({"mcblasSgemmEx": "S", "mcblasCgemmEx": "C"})
+def gemm_typed_ex(letter, c):
+    """SgemmEx / CgemmEx: GemmEx with COMPUTE_32F and float (complex) scalars."""
+    c.computeType, c.algo = COMPUTE["MCBLAS_COMPUTE_32F"], -1
+    precision = _ex_precision(c)
+    if precision.scalar != TYPES[letter]:
+        raise not_supported("Atype %d / Ctype %d are not %s data" % (c.Atype, c.Ctype, "complex" if letter == "C"
+                                                                      else "real"))
+    return _single(c, precision)
 
 
 @family(letters("mcblas%sgeam"))
@@ -279,6 +282,11 @@ def _side_check(c, with_trans):
     leading("ldb", c.ldb, c.m)
 
 
+def _trsm_into(bv, av, alpha, c):
+    solver = solve if c.side == LEFT else _solve_right
+    bv[...] = solver(av, alpha * bv, c.uplo, c.trans, c.diag)
+
+
 @family(letters("mcblas%strsm"))
 def trsm(letter, c):
     """Solves op(A)*X = alpha*B (left) or X*op(A) = alpha*B (right) for X, written over B."""
@@ -289,12 +297,25 @@ def trsm(letter, c):
         return None
     size = c.m if c.side == LEFT else c.n
     a, b = matrix(c.A, size, size, c.lda, t), matrix(c.B, c.m, c.n, c.ldb, t)
+    return lambda: _trsm_into(view(b, "rw"), view(a), alpha.value(), c)
+
+
+@family(letters("mcblas%strsmBatched"))
+def trsm_batched(letter, c):
+    """trsm on each (A[i], B[i]) of two device arrays of pointers."""
+    t = TYPES[letter]
+    _side_check(c, True)
+    nonnegative(batchCount=c.batchCount)
+    alpha = Scalar(c, "alpha", c.alpha, t)
+    if c.m == 0 or c.n == 0 or c.batchCount == 0:
+        return None
+    size = c.m if c.side == LEFT else c.n
+    ga, gb = matrix(None, size, size, c.lda, t)[1], matrix(None, c.m, c.n, c.ldb, t)[1]
 
     def run():
-        bv = view(b, "rw")
-        rhs = alpha.value() * bv
-        solver = solve if c.side == LEFT else _solve_right
-        bv[...] = solver(view(a), rhs, c.uplo, c.trans, c.diag)
+        alpha_value = alpha.value()
+        for pa, pb in pointer_arrays(c.batchCount, c.A, c.B):
+            _trsm_into(view((pb, gb), "rw"), view((pa, ga)), alpha_value, c)
     return run
 
 
@@ -326,35 +347,60 @@ def trmm(letter, c):
     return run
 
 
-@family({**letters("mcblas%ssyrk"), "mcblasCherk": "Ch", "mcblasZherk": "Zh"})
-def syrk(letter, c):
-    """C = alpha*op(A)*op(A)^T + beta*C (herk: ^H, real alpha and beta), only C's uplo triangle."""
-    t = TYPES[letter[0]]
-    hermitian = letter.endswith("h")
+def _products(kind, hermitian):
+    """The n x n update of each rank-k routine from op(A) = x, op(B) = y and alpha."""
+    h = (lambda m: m.T.conj()) if hermitian else (lambda m: m.T)
+    if kind == "k":     # syrk / herk: alpha x x^T
+        return lambda x, y, alpha: alpha * (x @ h(x))
+    if kind == "kx":    # syrkx / herkx: alpha x y^T
+        return lambda x, y, alpha: alpha * (x @ h(y))
+    if hermitian:       # her2k: alpha x y^H + conj(alpha) y x^H
+        return lambda x, y, alpha: alpha * (x @ h(y)) + np.conj(alpha) * (y @ h(x))
+    return lambda x, y, alpha: alpha * (x @ h(y) + y @ h(x))    # syr2k
+
+
+RANK_K = {}
+for _kind, _pattern, _herm in (("k", "syrk", "herk"), ("kx", "syrkx", "herkx"), ("2k", "syr2k", "her2k")):
+    RANK_K.update({"mcblas%s%s" % (_l, _pattern): (_l, _kind, False) for _l in "SDCZ"})
+    RANK_K.update({"mcblas%s%s" % (_l, _herm): (_l, _kind, True) for _l in "CZ"})
+
+
+@family({name: name for name in RANK_K})
+def rank_k(name, c):
+    """C = update + beta*C on C's uplo triangle only (the other is not touched): syrk/herk (A only),
+    syrkx/herkx and syr2k/her2k (A and B). The Hermitian forms take a real beta (and herk a real
+    alpha), accept N or C and keep C's diagonal real; the complex symmetric ones accept N or T."""
+    letter, kind, hermitian = RANK_K[name]
+    t = TYPES[letter]
     one_of("uplo", c.uplo, FILLS)
-    # complex syrk takes N or T, herk N or C
-    allowed = (N, C) if hermitian else ((N, T) if t.kind == "c" else TRANSPOSES)
-    one_of("trans", c.trans, allowed)
+    one_of("trans", c.trans, (N, C) if hermitian else ((N, T) if t.kind == "c" else TRANSPOSES))
     nonnegative(n=c.n, k=c.k)
-    leading("lda", c.lda, c.n if c.trans == N else c.k)
+    rows = c.n if c.trans == N else c.k
+    leading("lda", c.lda, rows)
+    if kind != "k":
+        leading("ldb", c.ldb, rows)
     leading("ldc", c.ldc, c.n)
-    scalar = TYPES["S" if t == C64 else "D"] if hermitian else t
-    alpha, beta = Scalar(c, "alpha", c.alpha, scalar), Scalar(c, "beta", c.beta, scalar)
+    real = TYPES["S" if t == C64 else "D"]
+    alpha = Scalar(c, "alpha", c.alpha, real if hermitian and kind == "k" else t)
+    beta = Scalar(c, "beta", c.beta, real if hermitian else t)
     if c.n == 0:
         return None
     a = matrix(c.A, *_stored(c.trans, c.n, c.k), c.lda, t)
+    b = matrix(c.B, *_stored(c.trans, c.n, c.k), c.ldb, t) if kind != "k" else a
     out = matrix(c.C, c.n, c.n, c.ldc, t)
+    update = _products(kind, hermitian)
 
     def run():
         x = op(view(a), c.trans)
-        alpha_value, beta_value = alpha.value(), beta.value()
+        y = op(view(b), c.trans) if kind != "k" else x
+        beta_value = beta.value()
         cv = view(out, blended(beta_value))
         mask = np.tri(c.n, dtype=bool) if c.uplo == LOWER else np.tri(c.n, dtype=bool).T
-        triangle_values = (x @ (x.T.conj() if hermitian else x.T))[mask]
-        prior = cv[mask] if beta_value != 0 else np.zeros_like(triangle_values)  # beta 0: C is not read
-        blend(prior, triangle_values, alpha_value, beta_value)
+        values = update(x, y, alpha.value())[mask].astype(t)
+        prior = cv[mask] if beta_value != 0 else np.zeros_like(values)  # beta 0: C is not read
+        blend(prior, values, 1, beta_value)
         cv[mask] = prior
-        if hermitian:  # herk's diagonal is real by definition
+        if hermitian:  # the Hermitian updates' diagonal is real by definition
             diagonal = np.arange(c.n)
             cv[diagonal, diagonal] = cv[diagonal, diagonal].real
     return run
