@@ -202,6 +202,7 @@ struct mcblasContext {
     mcStream_t stream;    /* NULL: the device's default stream */
     void *workspace;      /* NULL: the default workspace pool */
     uint64_t workspaceSize;
+    int32_t smCountTarget; /* 0: all multiprocessors (opemu runs on the host: kept, not used) */
 };
 
 /* Queues mcBLAS task `task_id`, run by opemu_py_mcblas_run(task_id), on the handle's stream (or, with

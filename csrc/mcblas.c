@@ -233,6 +233,25 @@ OPEMU_EXPORT mcblasStatus_t mcblasGetAtomicsMode(mcblasHandle_t handle, mcblasAt
     return MCBLAS_STATUS_SUCCESS;
 }
 
+OPEMU_EXPORT mcblasStatus_t mcblasSetSmCountTarget(mcblasHandle_t handle, int smCountTarget)
+{
+    REQUIRE_LIVE(handle, "mcblasSetSmCountTarget");
+    if (smCountTarget < 0)
+        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasSetSmCountTarget: smCountTarget %d is negative",
+                    smCountTarget);
+    handle->smCountTarget = smCountTarget;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasGetSmCountTarget(mcblasHandle_t handle, int *smCountTarget)
+{
+    REQUIRE_LIVE(handle, "mcblasGetSmCountTarget");
+    if (smCountTarget == NULL)
+        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasGetSmCountTarget: smCountTarget is null");
+    *smCountTarget = handle->smCountTarget;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
 /* ---- work on a stream ---- */
 
 typedef struct {

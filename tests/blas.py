@@ -21,7 +21,6 @@ TYPES = {"S": np.dtype(np.float32), "D": np.dtype(np.float64), "C": np.dtype(np.
          "Z": np.dtype(np.complex128), "H": np.dtype(np.float16), "B": np.dtype(ml_dtypes.bfloat16)}
 # relative tolerance of each precision's result (fp16: one rounding of the output, fp32 accumulation)
 RTOL = {"S": 2e-5, "D": 1e-12, "C": 2e-5, "Z": 1e-12, "H": 2e-3, "B": 1.6e-2}
-ILLEGAL_ADDRESS = 700
 
 _lib = None
 

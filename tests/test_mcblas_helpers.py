@@ -43,7 +43,7 @@ def test_destroyed_or_foreign_handles_are_not_initialized():
 
 @pytest.mark.parametrize("name,default,valid,invalid", [
     ("PointerMode", 0, [1, 0], [2, -1]), ("AtomicsMode", 0, [1, 0], [2]),
-    ("MathMode", 0, [1, 2, 3, 16, 3 | 16, 0], [4, 8, 17 | 4])])
+    ("MathMode", 0, [1, 2, 3, 16, 3 | 16, 0], [4, 8, 17 | 4]), ("SmCountTarget", 0, [16, 0], [-1])])
 def test_modes_read_back_what_was_set_and_reject_unknown_values(handle, name, default, valid, invalid):
     assert get_int("mcblasGet" + name, handle) == default
     for value in valid:

@@ -1,12 +1,13 @@
 """mcBLAS level 1 against float64 references: every routine and precision, positive and negative
-increments, host and device pointer modes (scalars and results), and cuBLAS's quick returns."""
+increments, host and device pointer modes (scalars and results), cuBLAS's quick returns, and the Ex
+forms' storage and execution types."""
 import ctypes
 
 import numpy as np
 import pytest
 
-from blas import (DEVICE, HOST, INVALID_VALUE, NOT_INITIALIZED, SUCCESS, TYPES, Buffer, Handle, call, close, host_ref,
-                  random, read_vector, recent_error, scalar, vector)
+from blas import (DEVICE, HOST, INVALID_VALUE, NOT_INITIALIZED, NOT_SUPPORTED, SUCCESS, TYPES, Buffer, Handle, call,
+                  close, host_ref, random, read_vector, recent_error, scalar, vector)
 from conftest import opemu_only
 
 pytestmark = [opemu_only]
@@ -184,3 +185,68 @@ def test_a_destroyed_handle_is_not_initialized():
     assert call("mcblasSasum", h.handle, 4, dx.pointer, 1, host_ref(out)) == NOT_INITIALIZED
     assert "mcblasHandle_t" in recent_error()
     assert call("mcblasSasum", ctypes.c_void_p(12345), 4, dx.pointer, 1, host_ref(out)) == NOT_INITIALIZED
+
+
+# macaDataType codes
+R16F, R16BF, R32F, R64F, C32F, C64F = 2, 14, 0, 1, 4, 5
+
+
+def test_axpy_ex_widens_fp16_to_fp32_and_rounds_y_once(handle):
+    n = 40
+    x, y = random(n, "S", 20).astype(np.float16), random(n, "S", 21).astype(np.float16)
+    dx, dy = vector(x, np.float16), vector(y, np.float16)
+    alpha = scalar(0.3, np.float32)
+    assert call("mcblasAxpyEx", handle.handle, n, host_ref(alpha), R32F, dx.pointer, R16F, 1, dy.pointer, R16F, 1,
+                R32F) == SUCCESS, recent_error()
+    expected = (y.astype(np.float32) + np.float32(0.3) * x.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(dy.read()[:n], expected)
+
+
+@pytest.mark.parametrize("dtype,code", [(np.float16, R16F), (TYPES["B"], R16BF), (np.float64, R64F)])
+def test_dot_ex_accumulates_in_the_execution_type(handle, dtype, code):
+    n = 30
+    x, y = random(n, "S", 22).astype(dtype), random(n, "S", 23).astype(dtype)
+    dx, dy = vector(x, dtype), vector(y, dtype)
+    out = np.zeros(1, dtype)
+    execution = R64F if code == R64F else R32F
+    assert call("mcblasDotEx", handle.handle, n, dx.pointer, code, 1, dy.pointer, code, 1, host_ref(out), code,
+                execution) == SUCCESS, recent_error()
+    exact = np.dot(x.astype(np.float64), y.astype(np.float64))
+    np.testing.assert_allclose(float(out[0]), exact, rtol=2 ** -7 if code == R16BF else 2 ** -10, atol=1e-3)
+
+
+def test_nrm2_ex_of_complex_data_is_real_and_scal_ex_scales(handle):
+    n = 12
+    x = random(n, "Z", 24)
+    dx = vector(x, np.complex128)
+    out = np.zeros(1, np.float64)
+    assert call("mcblasNrm2Ex", handle.handle, n, dx.pointer, C64F, 1, host_ref(out), R64F, R64F) == SUCCESS
+    close(out[0], np.linalg.norm(x), "D")
+    alpha = scalar(2.0, np.complex128)
+    assert call("mcblasScalEx", handle.handle, n, host_ref(alpha), C64F, dx.pointer, C64F, 1, C64F) == SUCCESS
+    close(dx.read(), 2 * x, "Z")
+
+
+def test_copy_swap_and_iamax_ex(handle):
+    n = 9
+    x, y = random(n, "S", 25).astype(np.float16), random(n, "S", 26).astype(np.float16)
+    dx, dy = vector(x, np.float16), vector(y, np.float16, 2)
+    assert call("mcblasSwapEx", handle.handle, n, dx.pointer, R16F, 1, dy.pointer, R16F, 2) == SUCCESS
+    np.testing.assert_array_equal(dx.read()[:n], y)
+    assert call("mcblasCopyEx", handle.handle, n, dx.pointer, R16F, 1, dy.pointer, R16F, 2) == SUCCESS
+    np.testing.assert_array_equal(read_vector(dy, n, 2), y)
+    index = np.zeros(1, np.int32)
+    assert call("mcblasIamaxEx", handle.handle, n, dx.pointer, R16F, 1, host_ref(index)) == SUCCESS
+    assert index[0] == np.argmax(np.abs(y)) + 1
+
+
+@pytest.mark.parametrize("case,types", [("x and y differ", (R32F, R16F, R32F, R32F)),
+                                        ("fp16 execution", (R16F, R16F, R16F, R16F)),
+                                        ("an unknown type", (R32F, 99, 99, R32F))])
+def test_ex_routines_reject_combinations_cublas_does_not_offer(handle, case, types):
+    alpha_type, x_type, y_type, execution = types
+    d = Buffer(8, np.float32, fill=0)
+    alpha = scalar(1.0, np.float32)
+    assert call("mcblasAxpyEx", handle.handle, 4, host_ref(alpha), alpha_type, d.pointer, x_type, 1, d.pointer, y_type,
+                1, execution) == NOT_SUPPORTED, case
+    assert "mcblasAxpyEx" in recent_error()

@@ -62,6 +62,8 @@ MCDNN = frozenset("""
 
 # mcBLAS routines whose arithmetic is Python's (NumPy's BLAS); handles and the rest are C's.
 MCBLAS = frozenset("""
+    mcblasAsumEx
+    mcblasAxpyEx
     mcblasCaxpy
     mcblasCcopy
     mcblasCdgmm
@@ -84,6 +86,7 @@ MCBLAS = frozenset("""
     mcblasCher2k
     mcblasCherk
     mcblasCherkx
+    mcblasCopyEx
     mcblasCrot
     mcblasCscal
     mcblasCsrot
@@ -115,6 +118,8 @@ MCBLAS = frozenset("""
     mcblasDgemvStridedBatched
     mcblasDger
     mcblasDnrm2
+    mcblasDotEx
+    mcblasDotcEx
     mcblasDrot
     mcblasDscal
     mcblasDswap
@@ -142,6 +147,8 @@ MCBLAS = frozenset("""
     mcblasHgemm
     mcblasHgemmBatched
     mcblasHgemmStridedBatched
+    mcblasIamaxEx
+    mcblasIaminEx
     mcblasIcamax
     mcblasIcamin
     mcblasIdamax
@@ -150,8 +157,10 @@ MCBLAS = frozenset("""
     mcblasIsamin
     mcblasIzamax
     mcblasIzamin
+    mcblasNrm2Ex
     mcblasSasum
     mcblasSaxpy
+    mcblasScalEx
     mcblasScasum
     mcblasScnrm2
     mcblasScopy
@@ -186,6 +195,7 @@ MCBLAS = frozenset("""
     mcblasStrsm
     mcblasStrsmBatched
     mcblasStrsv
+    mcblasSwapEx
     mcblasZaxpy
     mcblasZcopy
     mcblasZdgmm
