@@ -34,13 +34,14 @@ ZERO_COUNT_FIRST = {"aclrtMemcpyAsync", "aclrtMemsetAsync", "mcMemcpyAsync", "mc
 
 def documented_invalid_statuses():
     mcdnn = enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")
-    mc = enum("mcr/mc_runtime_api.h", "mcError_t")
+    mc = enum("mcr/mc_runtime_types.h", "mcError_t")
     return {
         "aclnnStatus": {ACLNN["ACLNN_ERR_PARAM_NULLPTR"], ACLNN["ACLNN_ERR_PARAM_INVALID"],
                         ACLNN["ACLNN_ERR_INNER_NULLPTR"], ACLNN["ACLNN_ERR_RUNTIME_ERROR"]},
         "aclError": {ACL["ACL_ERROR_INVALID_PARAM"], ACL["ACL_ERROR_RT_PARAM_INVALID"], ACL["ACL_ERROR_RT_CONTEXT_NULL"]},
         "mcdnnStatus_t": {mcdnn["MCDNN_STATUS_BAD_PARAM"], mcdnn["MCDNN_STATUS_NOT_SUPPORTED"]},
-        "mcError_t": {mc["mcErrorInvalidValue"], mc["mcErrorInvalidResourceHandle"], mc["mcErrorInvalidMemcpyDirection"]},
+        "mcError_t": {mc["mcErrorInvalidValue"], mc["mcErrorInvalidResourceHandle"], mc["mcErrorInvalidMemcpyDirection"],
+                      mc["mcErrorNotSupported"]},
     }
 
 

@@ -30,7 +30,7 @@ def _not_supported_status(returns):
     if returns == "mcdnnStatus_t":
         return enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")["MCDNN_STATUS_NOT_SUPPORTED"]
     if returns == "mcError_t":
-        return enum("mcr/mc_runtime_api.h", "mcError_t")["mcErrorNotSupported"]
+        return enum("mcr/mc_runtime_types.h", "mcError_t")["mcErrorNotSupported"]
     return 0
 
 
