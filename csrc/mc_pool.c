@@ -150,11 +150,12 @@ OPEMU_EXPORT mcError_t mcDeviceGetMemPool(mcMemPool_t *memPool, int device)
 
 OPEMU_EXPORT mcError_t mcDeviceSetMemPool(int device, mcMemPool_t memPool)
 {
-    mcError_t rc = mc_check_device(device, "mcDeviceSetMemPool");
-    if (rc)
-        return rc;
+    mcError_t rc = mcSuccess;
     pool *p = live_pool(memPool, "mcDeviceSetMemPool", &rc);
     if (p == NULL)
+        return rc;
+    rc = mc_check_device(device, "mcDeviceSetMemPool");
+    if (rc)
         return rc;
     if (p->device != device)
         return mc_fail(mcErrorInvalidDevice, "mcDeviceSetMemPool: the pool belongs to device %d, not %d", p->device,

@@ -51,6 +51,8 @@ mcError_t mc_from_runtime(int code, const char *api)
 
 int opemu_mc_current_device(void) { return current_device; }
 
+void opemu_mc_set_last_error(int code) { last_error = (mcError_t)code; }
+
 opemu_context *mc_context(void) { return opemu_primary_context(current_device); }
 
 opemu_stream *mc_stream(mcStream_t stream, const char *api, mcError_t *error)
@@ -115,7 +117,7 @@ OPEMU_EXPORT const char *mcGetErrorString(mcError_t error)
 {
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
         if (errors[i].code == error)
-            return errors[i].text;
+            return opemu_status_text(error, errors[i].text);
     return "unrecognized error code";
 }
 

@@ -11,7 +11,10 @@
 #include <stddef.h>
 
 /* Grid and block sizes. MACA's dim3 is three unsigned ints (common/__clang_maca_base_type.h); in C++ it
- * converts from one to three extents, missing ones 1, as CUDA's does. */
+ * converts from one to three extents, missing ones 1, as CUDA's does. AscendCL's acl/acl_rt.h declares
+ * the same struct dim3 (three uint32_t, same constructor): after it, that one serves (opemu's own C
+ * sources include both runtimes). */
+#ifndef INC_EXTERNAL_ACL_ACL_RT_H_
 struct dim3 {
     unsigned int x, y, z;
 #ifdef __cplusplus
@@ -19,6 +22,7 @@ struct dim3 {
 #endif
 };
 typedef struct dim3 dim3;
+#endif
 
 typedef enum mcError {
     mcSuccess = 0,

@@ -579,6 +579,7 @@ static probe_cases cases = {
          mcLaunchConfig_t config = {};
          EXPECT_EQ(mcFuncGetAttributes(&attr, (const void *)&blocks), mcErrorNotSupported);
          EXPECT_EQ(mcLaunchKernelExC(&config, (const void *)&blocks, nullptr), mcErrorNotSupported);
+         EXPECT_EQ(mcLaunchKernel((const void *)&blocks, dim3(1), dim3(64), nullptr, 0, nullptr), mcErrorNotSupported);
          EXPECT_EQ(mcOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void *)&blocks, 64, 0),
                    mcErrorNotSupported);
          EXPECT_EQ(mcMemcpyToSymbol((const void *)&blocks, &blocks, 4, 0, mcMemcpyHostToDevice),
