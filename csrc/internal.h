@@ -121,6 +121,9 @@ int opemu_memory_charge(int32_t device, int64_t bytes);
 int opemu_mc_current_device(void);
 /* Makes `code` the thread's sticky MACA runtime error (mcGetLastError), as a failed mc call does. */
 void opemu_mc_set_last_error(int code);
+/* Why an mc function is not supported when there is more to say than that (device code: mc_kernel.c),
+ * else NULL. */
+const char *opemu_mc_unsupported_reason(const char *function);
 
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
