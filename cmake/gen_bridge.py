@@ -163,6 +163,14 @@ def pointer_typedefs(ast):
 
 
 POINTER_TYPEDEFS = set()
+STRUCT_TYPEDEFS = set()  # passed by value (mcdnnAlgorithm_t): traced by address
+
+
+def struct_typedefs(ast):
+    return {node.name for node in ast.ext if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl)
+            and isinstance(node.type.type, (c_ast.Struct, c_ast.Union))}
+
+
 INTEGERS = {"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64", "uint8_t": "u8", "uint16_t": "u16",
             "uint32_t": "u32", "uint64_t": "u64", "size_t": "u64", "int": "i32", "unsigned int": "u32",
             "char": "i8", "long": "i64", "unsigned long": "u64", "_Bool": "bool", "bool": "bool", "float": "f32",
@@ -206,6 +214,8 @@ def trace_argument(name, ctype):
     bare = ctype.replace("const ", "").replace(name, "").strip()
     if bare in POINTER_TYPEDEFS:
         bare += " *"
+    if bare in STRUCT_TYPEDEFS:
+        return "opemu_trace_pointer(&t, \"%s\", (const void *)&%s);" % (name, name)
     if bare in ("aclTensor *",):
         return "opemu_trace_tensor(&t, \"%s\", %s);" % (name, name)
     if bare == "char *":
@@ -300,6 +310,7 @@ def main():
     owner = header_of_each_function(args.cc, args.include, args.csrc, headers, parser)
     functions = read_functions(public_ast, owner)
     POINTER_TYPEDEFS.update(pointer_typedefs(public_ast))
+    STRUCT_TYPEDEFS.update(struct_typedefs(public_ast))
     typedefs = {node.name: node.type for node in public_ast.ext if isinstance(node, c_ast.Typedef)}
     in_c = defined_symbols(args.objects)
     routed = [fn for name, fn in sorted(functions.items()) if name not in in_c]

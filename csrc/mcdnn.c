@@ -204,6 +204,8 @@ static int element_size(mcdnnDataType_t type)
     case MCDNN_DATA_HALF: case MCDNN_DATA_BFLOAT16: return 2;
     case MCDNN_DATA_INT8: case MCDNN_DATA_UINT8: case MCDNN_DATA_BOOLEAN: return 1;
     case MCDNN_DATA_INT8x32: return 32;
+    case MCDNN_DATA_FP8_E4M3: case MCDNN_DATA_FP8_E5M2: return 1;
+    case MCDNN_DATA_FAST_FLOAT_FOR_FP8: return 0; /* a compute type, never a tensor's */
     }
     return 0;
 }
