@@ -31,6 +31,24 @@ MCDNN = frozenset("""
     mcdnnBatchNormalizationForwardInference
     mcdnnBatchNormalizationForwardTraining
     mcdnnBatchNormalizationForwardTrainingEx
+    mcdnnConvolutionBackwardBias
+    mcdnnConvolutionBackwardData
+    mcdnnConvolutionBackwardFilter
+    mcdnnConvolutionBiasActivationForward
+    mcdnnConvolutionForward
+    mcdnnFindConvolutionBackwardDataAlgorithm
+    mcdnnFindConvolutionBackwardDataAlgorithmEx
+    mcdnnFindConvolutionBackwardFilterAlgorithm
+    mcdnnFindConvolutionBackwardFilterAlgorithmEx
+    mcdnnFindConvolutionForwardAlgorithm
+    mcdnnFindConvolutionForwardAlgorithmEx
+    mcdnnGetConvolutionBackwardDataAlgorithm_v7
+    mcdnnGetConvolutionBackwardDataWorkspaceSize
+    mcdnnGetConvolutionBackwardFilterAlgorithm_v7
+    mcdnnGetConvolutionBackwardFilterWorkspaceSize
+    mcdnnGetConvolutionForwardAlgorithm_v7
+    mcdnnGetConvolutionForwardWorkspaceSize
+    mcdnnIm2Col
     mcdnnDivisiveNormalizationBackward
     mcdnnDivisiveNormalizationForward
     mcdnnDropoutBackward
