@@ -214,8 +214,8 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetTensorTransformDescriptor(mcdnnTensorTransfor
     return MCDNN_STATUS_SUCCESS;
 }
 
-/* destDesc := srcDesc's dims padded (before + dim + after) and, folding, divided by the folds (rounded
- * up) in the spatial dimensions, packed in the transform's format; *destSizeInBytes its size. */
+/* destDesc := srcDesc's dims padded (before + dim + after), packed in the transform's format;
+ * *destSizeInBytes its size. Folding (a fold other than 1) is not emulated. */
 OPEMU_EXPORT mcdnnStatus_t mcdnnInitTransformDest(const mcdnnTensorTransformDescriptor_t transformDesc,
                                                   const mcdnnTensorDescriptor_t srcDesc,
                                                   mcdnnTensorDescriptor_t destDesc, size_t *destSizeInBytes)
@@ -235,11 +235,10 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnInitTransformDest(const mcdnnTensorTransformDesc
                     src->nbDims);
     int dims[MCDNN_DIM_MAX];
     for (int i = 0; i < src->nbDims; i++) {
+        if (t->foldA[i] != 1)
+            return FAIL(MCDNN_STATUS_NOT_SUPPORTED, "%s: folding (fold %u in dimension %d) is not emulated by opemu",
+                        api, t->foldA[i], i);
         long long d = (long long)src->dimA[i] + t->padBeforeA[i] + t->padAfterA[i];
-        if (t->direction == MCDNN_TRANSFORM_FOLD && i >= 2)
-            d = (d + t->foldA[i] - 1) / t->foldA[i];
-        else if (i >= 2)
-            d *= t->foldA[i];
         if (d <= 0 || d > 2147483647LL)
             return FAIL(MCDNN_STATUS_BAD_PARAM, "%s: dimension %d of the result would be %lld", api, i, d);
         dims[i] = (int)d;

@@ -14,6 +14,8 @@ carved out of the app's workspace (so a too-small one is caught), the others use
 the hardware keeps on chip)."""
 import numpy as np
 
+from opemu.core import parallel
+
 
 class Geometry:
     """Padded input, output and the flat offsets of a convolution on x (N, C, spatial…)."""
@@ -49,22 +51,37 @@ class Geometry:
         return self.c * self.plane
 
 
+PARALLEL_MIN = 1 << 18   # elements below which a copy is not worth the threads
+CHUNK_BYTES = 32 << 20   # the column matrix of one chunk of images: large GEMMs, bounded scratch
+
+
+def chunk_images(g, ct):
+    """Images per chunk: as many as fit the column budget (at least one)."""
+    per_image = g.cols_elements() * ct.itemsize
+    return max(1, min(g.n, CHUNK_BYTES // max(per_image, 1)))
+
+
 class Scratch:
-    """The per-image buffers of one call: the padded input (C, plane) and the columns (G, Cg*RS, L)."""
+    """The buffers of one chunk of `nb` images: the padded input (nb, C, plane), the columns
+    (G, Cg*RS, nb, L) and an operand in GEMM layout (G, Kg, nb, L) (dy, or y before it is written)."""
 
     def __init__(self, g, ct, workspace=None):
-        padded_bytes = g.padded_elements() * ct.itemsize
+        self.nb = chunk_images(g, ct)
+        shapes = [(self.nb, g.c, g.plane), (g.groups, g.cg * g.rs, self.nb, g.l), (g.groups, g.kg, self.nb, g.l)]
         if workspace is None:
-            self.padded = np.empty((g.c, g.plane), ct)
-            self.cols = np.empty((g.groups, g.cg * g.rs, g.l), ct)
-        else:
-            self.padded = workspace[:padded_bytes].view(ct).reshape(g.c, g.plane)
-            self.cols = workspace[padded_bytes:padded_bytes + g.cols_elements() * ct.itemsize].view(ct).reshape(
-                g.groups, g.cg * g.rs, g.l)
+            self.padded, self.cols, self.operand = (np.empty(s, ct) for s in shapes)
+            return
+        arrays, at = [], 0
+        for shape in shapes:
+            size = int(np.prod(shape)) * ct.itemsize
+            arrays.append(workspace[at:at + size].view(ct).reshape(shape))
+            at += size
+        self.padded, self.cols, self.operand = arrays
 
     @staticmethod
     def nbytes(g, ct):
-        return (g.padded_elements() + g.cols_elements()) * ct.itemsize
+        nb = chunk_images(g, ct)
+        return nb * (g.padded_elements() + g.cols_elements() + g.k * g.l) * ct.itemsize
 
 
 def weights(w, g, ct):
@@ -74,51 +91,77 @@ def weights(w, g, ct):
     return np.ascontiguousarray(w, dtype=ct).reshape(g.groups, g.kg, g.cg * g.rs)
 
 
-def _window_view(flat, g, offset):
-    """(C, out…) view of a flat padded image at one window offset."""
-    item = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat[:, offset:], shape=(flat.shape[0],) + g.out,
-                                           strides=(flat.strides[0],) + tuple(s * item for s in g.grid_strides),
-                                           writeable=True)
+def chunks(g, scratch):
+    for lo in range(0, g.n, scratch.nb):
+        yield lo, min(lo + scratch.nb, g.n)
 
 
-def _pad_into(padded, image, g):
-    padded.fill(0)
-    inner = padded.reshape((g.c,) + g.padded)[(slice(None),) + tuple(slice(p, p + s) for p, s in
-                                                                          zip(g.pad, g.spatial))]
-    inner[...] = image
+def _window_view(padded, g, offset, nb):
+    """(nb, C, out…) view of padded images at one window offset."""
+    item = padded.itemsize
+    return np.lib.stride_tricks.as_strided(padded.reshape(-1)[offset:], shape=(nb, g.c) + g.out,
+                                           strides=(g.c * g.plane * item, g.plane * item)
+                                           + tuple(s * item for s in g.grid_strides), writeable=True)
 
 
-def im2col(image, g, scratch):
-    """scratch.cols (G, Cg*RS, L) of one image (C, spatial…)."""
-    _pad_into(scratch.padded, image, g)
-    cols = scratch.cols.reshape(g.c, g.rs, g.l)
-    for index, offset in enumerate(g.offsets):
-        cols[:, index].reshape((g.c,) + g.out)[...] = _window_view(scratch.padded, g, offset)
-    return scratch.cols
+def _inner(padded, g, nb):
+    return padded[:nb].reshape((nb, g.c) + g.padded)[(slice(None), slice(None)) + tuple(
+        slice(p, p + s) for p, s in zip(g.pad, g.spatial))]
 
 
-def forward_image(image, wmat, g, scratch):
-    """(G*Kg, L) result of one image."""
-    return np.matmul(wmat, im2col(image, g, scratch)).reshape(g.k, g.l)
+def im2col(images, g, scratch):
+    """The columns (G, Cg*RS, nb, L) of a chunk of images (nb, C, spatial…), in scratch.cols."""
+    nb = images.shape[0]
+    scratch.padded[:nb].fill(0)
+    _inner(scratch.padded, g, nb)[...] = images
+    cols = scratch.cols.reshape(g.c, g.rs, scratch.nb, g.l)
+    views = [_window_view(scratch.padded, g, offset, nb).swapaxes(0, 1) for offset in g.offsets]
+
+    def copy(lo, hi):   # channels lo..hi: NumPy copies without the GIL, so the cores share the work
+        for index, view in enumerate(views):
+            cols[lo:hi, index, :nb].reshape((hi - lo, nb) + g.out)[...] = view[lo:hi]
+    parallel.split(g.c, copy, worth=cols.size >= PARALLEL_MIN)
+    return scratch.cols[:, :, :nb]
 
 
-def backward_data_image(dy, wmat, g, scratch):
-    """dx (C, spatial…) of one image's dy (K, out…), in the compute dtype."""
-    dcols = np.matmul(wmat.transpose(0, 2, 1), dy.reshape(g.groups, g.kg, g.l), out=scratch.cols)
-    dcols = dcols.reshape(g.c, g.rs, g.l)
-    scratch.padded.fill(0)
-    for index, offset in enumerate(g.offsets):
-        view = _window_view(scratch.padded, g, offset)
-        np.add(view, dcols[:, index].reshape((g.c,) + g.out), out=view)
-    return scratch.padded.reshape((g.c,) + g.padded)[(slice(None),) + tuple(slice(p, p + s) for p, s in
-                                                                                zip(g.pad, g.spatial))]
+def forward_chunk(images, wmat, g, scratch):
+    """(nb, K, L) result of a chunk of images, in the compute dtype."""
+    nb = images.shape[0]
+    cols = im2col(images, g, scratch).reshape(g.groups, g.cg * g.rs, nb * g.l)
+    out = scratch.operand.reshape(g.groups, g.kg, -1)[:, :, :nb * g.l]
+    np.matmul(wmat, cols, out=out)
+    return out.reshape(g.k, nb, g.l).swapaxes(0, 1)
 
 
-def backward_filter_image(image, dy, g, scratch, acc):
-    """acc (G, Kg, Cg*RS) += dy (K, out…) @ cols^T of one image."""
-    cols = im2col(image, g, scratch)
-    acc += np.matmul(dy.reshape(g.groups, g.kg, g.l), cols.transpose(0, 2, 1))
+def gemm_operand(dy, g, scratch):
+    """dy (nb, K, out…) as (G, Kg, nb*L) in the compute dtype, in scratch.operand."""
+    nb = dy.shape[0]
+    op = scratch.operand.reshape(g.groups, g.kg, -1)[:, :, :nb * g.l]
+    op.reshape(g.k, nb, g.l)[...] = dy.reshape(nb, g.k, g.l).swapaxes(0, 1)
+    return op
+
+
+def backward_data_chunk(dy, wmat, g, scratch):
+    """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch)."""
+    nb = dy.shape[0]
+    dcols = scratch.cols.reshape(g.groups, g.cg * g.rs, -1)[:, :, :nb * g.l]
+    np.matmul(wmat.transpose(0, 2, 1), gemm_operand(dy, g, scratch), out=dcols)
+    dcols = dcols.reshape(g.c, g.rs, nb, g.l)
+    scratch.padded[:nb].fill(0)
+    views = [_window_view(scratch.padded, g, offset, nb).swapaxes(0, 1) for offset in g.offsets]
+
+    def add(lo, hi):   # channels lo..hi, every window offset in order: the sums do not depend on the split
+        for index, view in enumerate(views):
+            np.add(view[lo:hi], dcols[lo:hi, index].reshape((hi - lo, nb) + g.out), out=view[lo:hi])
+    parallel.split(g.c, add, worth=dcols.size >= PARALLEL_MIN)
+    return _inner(scratch.padded, g, nb)
+
+
+def backward_filter_chunk(images, dy, g, scratch, acc):
+    """acc (G, Kg, Cg*RS) += dy (nb, K, out…) @ cols^T of a chunk of images."""
+    nb = images.shape[0]
+    cols = im2col(images, g, scratch).reshape(g.groups, g.cg * g.rs, nb * g.l)
+    acc += np.matmul(cols, gemm_operand(dy, g, scratch).transpose(0, 2, 1)).transpose(0, 2, 1)
 
 
 def unflip(dw, g):

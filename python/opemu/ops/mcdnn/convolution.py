@@ -132,30 +132,30 @@ def _operand(array, conv, data_code, ct):
 
 
 def forward(x, w, y, g, ct, conv, data_code, scratch, emit):
-    """emit(y[n], conv(x)[n] in the compute dtype, n) for every image."""
+    """emit(y[lo:hi], conv(x)[lo:hi] in the compute dtype, lo) for every chunk of images."""
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
-    for n in range(g.n):
-        emit(y[n], kernel.forward_image(_operand(x[n], conv, data_code, ct), wmat, g, scratch).reshape(y[n].shape),
-             n)
+    for lo, hi in kernel.chunks(g, scratch):
+        result = kernel.forward_chunk(_operand(x[lo:hi], conv, data_code, ct), wmat, g, scratch)
+        emit(y[lo:hi], result.reshape(y[lo:hi].shape), lo)
 
 
 def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
-    for n in range(g.n):
-        result = kernel.backward_data_image(_operand(dy[n], conv, data_code, ct), wmat, g, scratch)
-        mcdnn.write(dx[n], np.array(result), alpha, beta)
+    for lo, hi in kernel.chunks(g, scratch):
+        result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch)
+        mcdnn.write(dx[lo:hi], np.array(result), alpha, beta)
 
 
 def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
     acc = np.zeros((g.groups, g.kg, g.cg * g.rs), ct)
-    for n in range(g.n):
-        kernel.backward_filter_image(_operand(x[n], conv, data_code, ct), _operand(dy[n], conv, data_code, ct), g,
-                                     scratch, acc)
+    for lo, hi in kernel.chunks(g, scratch):
+        kernel.backward_filter_chunk(_operand(x[lo:hi], conv, data_code, ct), _operand(dy[lo:hi], conv, data_code, ct),
+                                     g, scratch, acc)
     mcdnn.write(dw, np.array(kernel.unflip(acc, g)), alpha, beta)
 
 
 def _plain_forward(x, w, y, g, ct, conv, code, scratch):
-    forward(x, w, y, g, ct, conv, code, scratch, lambda y_n, acc, n: mcdnn.write(y_n, acc, 1.0, 0.0))
+    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write(y_chunk, acc, 1.0, 0.0))
 
 
 def _plain_backward_data(w, dy, dx, g, ct, conv, code, scratch):
@@ -213,7 +213,7 @@ class ConvolutionForward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         forward(v["x"], v["w"], v["y"], a.geometry, a.ct, a.convDesc, a.xDesc.dtype_code,
-                _scratch(v, a.geometry, a.ct), lambda y_n, acc, n: mcdnn.write(y_n, acc, a.alpha_value, a.beta_value))
+                _scratch(v, a.geometry, a.ct), lambda y_chunk, acc, lo: mcdnn.write(y_chunk, acc, a.alpha_value, a.beta_value))
 
 
 class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
@@ -246,14 +246,14 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
         relu = a.activationDesc.mode == ACTIVATION["MCDNN_ACTIVATION_RELU"]
         bias = np.asarray(v["bias"], dtype=ct).reshape((-1,) + (1,) * (a.xDesc.ndim - 2))
 
-        def emit(y_n, acc, n):
+        def emit(y_chunk, acc, lo):
             acc *= ct.type(a.alpha1_value)
             if a.alpha2_value != 0:
-                acc += ct.type(a.alpha2_value) * v["z"][n].astype(ct)
+                acc += ct.type(a.alpha2_value) * v["z"][lo:lo + len(acc)].astype(ct)
             acc += bias
             if relu:
                 np.maximum(acc, 0, out=acc)
-            y_n[...] = acc
+            y_chunk[...] = acc
         forward(v["x"], v["w"], v["y"], a.geometry, ct, a.convDesc, a.xDesc.dtype_code, _scratch(v, a.geometry, ct),
                 emit)
 
@@ -333,8 +333,8 @@ class Im2Col(mcdnn.McdnnOp):
         g = a.geometry
         cols = v["colBuffer"].view(a.xDesc.dtype).reshape(g.n, g.c * g.rs, g.l)
         scratch = kernel.Scratch(g, a.xDesc.dtype)
-        for n in range(g.n):
-            cols[n] = kernel.im2col(v["x"][n], g, scratch).reshape(g.c * g.rs, g.l)
+        for lo, hi in kernel.chunks(g, scratch):
+            cols[lo:hi] = kernel.im2col(v["x"][lo:hi], g, scratch).reshape(g.c * g.rs, hi - lo, g.l).swapaxes(0, 1)
 
 
 # ---- workspace sizes and algorithm queries (answered at the call) ----
