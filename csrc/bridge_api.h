@@ -12,6 +12,7 @@
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
+#include "mcblas/mcblas.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,7 +87,8 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_CONVOLUTION = 21,
     OPEMU_KIND_MCDNN_OP_TENSOR = 22,
     OPEMU_KIND_MCDNN_REDUCE_TENSOR = 23,
-    OPEMU_KIND_MCDNN_TENSOR_TRANSFORM = 24
+    OPEMU_KIND_MCDNN_TENSOR_TRANSFORM = 24,
+    OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
 };
 int opemu_handle_is(const void *handle, int kind);
 
@@ -246,6 +248,33 @@ uint64_t opemu_mcdnn_dropout_reserve_size(uint64_t elements);
 int opemu_mcdnn_submit(mcdnnHandle_t handle, uint64_t task_id);
 int opemu_py_mcdnn_run(uint64_t task_id);
 void opemu_py_mcdnn_drop(uint64_t task_id);
+
+/* ---- mcBLAS ----
+ * The handle is a C object (csrc/mcblas.c); Python reads its modes after opemu_handle_is. */
+struct mcblasContext {
+    int32_t device;
+    int32_t pointerMode;
+    int32_t mathMode;
+    int32_t atomicsMode;
+    mcStream_t stream;    /* NULL: the device's default stream */
+    void *workspace;      /* NULL: the default workspace pool */
+    uint64_t workspaceSize;
+};
+
+/* Queues mcBLAS task `task_id`, run by opemu_py_mcblas_run(task_id), on the handle's stream (or, with
+ * handle NULL, on `stream` of the calling thread's current device: the Set/Get Vector/Matrix copies).
+ * `wait`: return only when the stream has run it, as for a result written to host memory. Returns
+ * the task's status when it ran, 0 when it is queued, -1 (message recorded) when the stream is gone. */
+int opemu_mcblas_submit(mcblasHandle_t handle, mcStream_t stream, uint64_t task_id, int wait);
+int opemu_py_mcblas_run(uint64_t task_id);
+void opemu_py_mcblas_drop(uint64_t task_id);
+
+/* ---- the sanitizer (sanitizer.c), for kernels too: OPEMU_STRICT=1, driven by `opemu check` ---- */
+int opemu_strict(void);
+/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
+ * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
+ * writes (mode 1) mark bytes. */
+void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);
