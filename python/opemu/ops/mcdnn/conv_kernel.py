@@ -51,7 +51,7 @@ class Geometry:
         return self.c * self.plane
 
 
-PARALLEL_MIN = 1 << 18   # elements below which a copy is not worth the threads
+PARALLEL_MIN = 1 << 20   # elements below which a copy is not worth the threads
 CHUNK_BYTES = 32 << 20   # the column matrix of one chunk of images: large GEMMs, bounded scratch
 
 
