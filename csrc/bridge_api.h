@@ -88,6 +88,8 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_OP_TENSOR = 22,
     OPEMU_KIND_MCDNN_REDUCE_TENSOR = 23,
     OPEMU_KIND_MCDNN_TENSOR_TRANSFORM = 24,
+    OPEMU_KIND_MCDNN_ALGORITHM = 25,
+    OPEMU_KIND_MCDNN_ALGORITHM_PERF = 26,
     OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
 };
 int opemu_handle_is(const void *handle, int kind);

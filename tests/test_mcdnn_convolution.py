@@ -424,3 +424,34 @@ def test_forward_routine_errors(handle):
                ydesc=Desc(INT8, y_desc.dims).handle) == NOT_SUPPORTED
     half_conv = Conv((1, 1), (1, 1), (1, 1), compute=HALF)
     assert run(cdesc=half_conv.handle) == NOT_SUPPORTED                         # FLOAT data, HALF compute
+
+
+def test_chunks_of_images_give_the_same_numbers(handle, monkeypatch):
+    """The batch is walked in chunks of images sized by a column budget; a budget of two images (the last
+    chunk holding one) gives the numbers of a single chunk."""
+    from opemu.ops.mcdnn import conv_kernel
+    case = ((5, 4, 9, 8), 6, (3, 2), (0, 1), (2, 1), (1, 2), 2)
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, CROSS_CORRELATION)
+    dy = np.random.default_rng(9).standard_normal(y_desc.dims).astype(np.float32)
+    xd, wd, dyd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc, dy)
+
+    def directions():
+        yd, dxd, dwd = DeviceTensor(y_desc), DeviceTensor(x_desc), DeviceTensor(f)
+        assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle,
+                                             wd.address, conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0),
+                                             scale(0.0, FLOAT), y_desc.handle, yd.address) == 0
+        assert lib().mcdnnConvolutionBackwardData(handle, scale(1.0, FLOAT), f.handle, wd.address, y_desc.handle,
+                                                  dyd.address, conv.handle, 0, None, ctypes.c_size_t(0),
+                                                  scale(0.0, FLOAT), x_desc.handle, dxd.address) == 0
+        assert lib().mcdnnConvolutionBackwardFilter(handle, scale(1.0, FLOAT), x_desc.handle, xd.address,
+                                                    y_desc.handle, dyd.address, conv.handle, 0, None,
+                                                    ctypes.c_size_t(0), scale(0.0, FLOAT), f.handle,
+                                                    dwd.address) == 0
+        return yd.read(), dxd.read(), dwd.read()
+    whole = directions()
+    per_image = 4 * 6 * np.prod(case[2]) * np.prod(y_desc.dims[2:])   # Cg*G*RS*L floats
+    monkeypatch.setattr(conv_kernel, "CHUNK_BYTES", int(per_image * 4 * 2))
+    chunked = directions()
+    for a, b in zip(whole[:2], chunked[:2]):
+        assert np.array_equal(a, b)
+    np.testing.assert_allclose(whole[2], chunked[2], rtol=1e-6, atol=1e-6)   # sums over chunks in another order

@@ -207,3 +207,46 @@ def test_transform_filter_between_layouts(handle):
                                       D.address) == 0, recent_error()
     np.testing.assert_allclose(D.read(), w.astype(np.float32))
     assert D.storage().reshape(4, 2, 2, 3).transpose(0, 3, 1, 2).tolist() == w.astype(np.float32).tolist()
+
+
+class Algorithm(ctypes.Structure):   # mcdnnAlgorithm_t: a union of the algorithm enumerations
+    _fields_ = [("algo", c_int)]
+
+
+def test_algorithm_descriptor_save_and_restore(handle):
+    d, e = c_void_p(), c_void_p()
+    assert lib().mcdnnCreateAlgorithmDescriptor(ctypes.byref(d)) == 0
+    assert lib().mcdnnCreateAlgorithmDescriptor(ctypes.byref(e)) == 0
+    assert lib().mcdnnSetAlgorithmDescriptor(d, Algorithm(2)) == 0
+    size = ctypes.c_size_t()
+    assert lib().mcdnnGetAlgorithmSpaceSize(handle, d, ctypes.byref(size)) == 0
+    space = ctypes.create_string_buffer(size.value)
+    assert lib().mcdnnSaveAlgorithm(handle, d, space, size) == 0
+    assert lib().mcdnnRestoreAlgorithm(handle, space, size, e) == 0
+    got = Algorithm()
+    assert lib().mcdnnGetAlgorithmDescriptor(e, ctypes.byref(got)) == 0 and got.algo == 2
+    assert lib().mcdnnRestoreAlgorithm(handle, ctypes.create_string_buffer(size.value), size, e) == BAD_PARAM
+    assert lib().mcdnnSaveAlgorithm(handle, d, space, ctypes.c_size_t(size.value - 1)) == BAD_PARAM
+    perf = (c_void_p * 2)()
+    assert lib().mcdnnCreateAlgorithmPerformance(perf, 2) == 0
+    assert lib().mcdnnSetAlgorithmPerformance(c_void_p(perf[1]), d, 9, ctypes.c_float(1.5), ctypes.c_size_t(64)) == 0
+    algo, status, time_ms, memory = c_void_p(), c_int(), ctypes.c_float(), ctypes.c_size_t()
+    assert lib().mcdnnGetAlgorithmPerformance(c_void_p(perf[1]), ctypes.byref(algo), ctypes.byref(status),
+                                              ctypes.byref(time_ms), ctypes.byref(memory)) == 0
+    assert (algo.value, status.value, time_ms.value, memory.value) == (d.value, 9, 1.5, 64)
+    assert lib().mcdnnDestroyAlgorithmPerformance(perf, 2) == 0
+    assert lib().mcdnnGetAlgorithmPerformance(c_void_p(perf[1]), None, None, None, None) == BAD_PARAM   # destroyed
+    for x in (d, e):
+        assert lib().mcdnnDestroyAlgorithmDescriptor(x) == 0
+    assert lib().mcdnnSetAlgorithmDescriptor(d, Algorithm(1)) == BAD_PARAM
+
+
+def test_callback_is_recorded():
+    CALLBACK = ctypes.CFUNCTYPE(None, c_int, c_void_p, c_void_p, ctypes.c_char_p)
+    fn, data = CALLBACK(lambda *args: None), c_void_p(1234)
+    assert lib().mcdnnSetCallback(ctypes.c_uint(0b1110), data, fn) == 0
+    mask, udata, fptr = ctypes.c_uint(), c_void_p(), c_void_p()
+    assert lib().mcdnnGetCallback(ctypes.byref(mask), ctypes.byref(udata), ctypes.byref(fptr)) == 0
+    assert (mask.value, udata.value, fptr.value) == (0b1110, 1234, ctypes.cast(fn, c_void_p).value)
+    assert lib().mcdnnGetCallback(None, ctypes.byref(udata), ctypes.byref(fptr)) == BAD_PARAM
+    assert lib().mcdnnSetCallback(ctypes.c_uint(0), None, None) == 0
