@@ -1,0 +1,23 @@
+#ifndef OP_API_INC_ACLNN_LE_TENSOR_H_
+#define OP_API_INC_ACLNN_LE_TENSOR_H_
+
+#include "aclnn/aclnn_base.h"
+#include "aclnn_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+ACLNN_API aclnnStatus aclnnInplaceLeTensorGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnInplaceLeTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnLeTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+ACLNN_API aclnnStatus aclnnLeTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OP_API_INC_ACLNN_LE_TENSOR_H_ */
