@@ -17,6 +17,9 @@ ACLNN_OPERATORS = frozenset("""
     aclnnInplaceSqrt aclnnInplaceSub aclnnInplaceSubs aclnnInplaceTanh aclnnLog aclnnMaximum aclnnMinimum
     aclnnMul aclnnMuls aclnnNeg aclnnPowTensorScalar aclnnPowTensorTensor aclnnRelu aclnnRsqrt aclnnSigmoid
     aclnnSilu aclnnSin aclnnSqrt aclnnSub aclnnSubs aclnnTanh
+    aclnnEqTensor aclnnNeTensor aclnnGtTensor aclnnLtTensor aclnnGeTensor aclnnLeTensor aclnnEqScalar
+    aclnnInplaceEqTensor aclnnInplaceNeTensor aclnnInplaceGtTensor aclnnInplaceLtTensor aclnnInplaceGeTensor
+    aclnnInplaceLeTensor aclnnInplaceEqScalar aclnnClamp aclnnCast aclnnSWhere
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward

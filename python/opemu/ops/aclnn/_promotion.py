@@ -104,13 +104,11 @@ def compute_type(code):
 
 
 def store(out, result):
-    """The kernel's last step: round/convert into the output dtype, through the output view."""
-    if result.dtype == out.dtype:
-        if result is not out:
-            np.copyto(out, result)
-    else:
-        np.copyto(out, result.astype(out.dtype) if out.dtype.kind == "V" or result.dtype.kind == "V"
-                  else result, casting="unsafe")
+    """The kernel's last step: round/convert into the output dtype, through the output view
+    (overflow saturates to inf as the hardware's conversion does; no warning)."""
+    if result is not out:
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.copyto(out, result, casting="unsafe")
 
 
 def as_compute(view, numpy_type):

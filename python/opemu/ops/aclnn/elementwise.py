@@ -117,3 +117,16 @@ for name, x, kernel, in_dtypes, out_dtypes, to_float, inplace in UNARY:
         make("Inplace" + name, inplace + ":T", kernel, out_dtypes or in_dtypes, inplace, result=result)
 
 make("GeluV2", "x:T approximate:v", _gelu_v2, HALF_FLOAT, "y", check_attributes=_check_approximate)
+
+
+def _clamp(x, low, high, out=None):
+    return np.clip(x, low, high, out=out)
+
+
+def _check_bounds(a):
+    if a.clipValueMin is None and a.clipValueMax is None:
+        raise status.param_nullptr("At least one of clipValueMin and clipValueMax must not be nullptr.")
+
+
+make("Clamp", "self:T clipValueMin:S clipValueMax:S", _clamp, MINMAX, optional=("clipValueMin", "clipValueMax"),
+     check_attributes=_check_bounds)
