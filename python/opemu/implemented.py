@@ -20,6 +20,8 @@ ACLNN_OPERATORS = frozenset("""
     aclnnEqTensor aclnnNeTensor aclnnGtTensor aclnnLtTensor aclnnGeTensor aclnnLeTensor aclnnEqScalar
     aclnnInplaceEqTensor aclnnInplaceNeTensor aclnnInplaceGtTensor aclnnInplaceLtTensor aclnnInplaceGeTensor
     aclnnInplaceLeTensor aclnnInplaceEqScalar aclnnClamp aclnnCast aclnnSWhere
+    aclnnReduceSum aclnnMean aclnnArgMax aclnnNorm
+    aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward
