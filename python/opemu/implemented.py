@@ -22,6 +22,7 @@ ACLNN_OPERATORS = frozenset("""
     aclnnInplaceLeTensor aclnnInplaceEqScalar aclnnClamp aclnnCast aclnnSWhere
     aclnnReduceSum aclnnMean aclnnArgMax aclnnNorm
     aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
+    aclnnMatmul aclnnMm aclnnBatchMatMul aclnnAddmm aclnnInplaceAddmm
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward
