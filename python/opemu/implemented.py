@@ -23,6 +23,7 @@ ACLNN_OPERATORS = frozenset("""
     aclnnReduceSum aclnnMean aclnnArgMax aclnnNorm
     aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
     aclnnMatmul aclnnMm aclnnBatchMatMul aclnnAddmm aclnnInplaceAddmm
+    aclnnSoftmax aclnnLogSoftmax aclnnRmsNorm aclnnLayerNorm
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward
