@@ -24,6 +24,7 @@ ACLNN_OPERATORS = frozenset("""
     aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
     aclnnMatmul aclnnMm aclnnBatchMatMul aclnnAddmm aclnnInplaceAddmm
     aclnnSoftmax aclnnLogSoftmax aclnnRmsNorm aclnnLayerNorm
+    aclnnTopk aclnnCat aclnnSplitWithSize aclnnRepeat aclnnPermute aclnnIndexSelect aclnnIndexPutImpl
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward
