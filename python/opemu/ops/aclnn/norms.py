@@ -9,6 +9,7 @@ from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn import _products
 from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn import _rowwise
 
 # (x, gamma, y) dtype combinations of rms_norm_def.cpp; rstd is always FLOAT
 RMS_COMBINATIONS = (("FLOAT16", "FLOAT", "FLOAT16"), ("BF16", "FLOAT", "BF16"), ("FLOAT16", "FLOAT16", "FLOAT16"),
@@ -65,14 +66,39 @@ class RmsNorm(AclnnOp):
     def compute(self, a, v, workspace):
         if a.x.is_empty():
             return
-        x = _widen(v["x"])
-        squares = np.square(x)
-        mean = np.mean(squares, axis=a.axes, keepdims=True, dtype=np.float32)
-        rstd = np.divide(1, np.sqrt(mean + np.float32(a.epsilon)), dtype=np.float32)
-        P.store(v["rstdOut"], rstd)
-        y = np.multiply(x, rstd, out=squares)
-        y *= _widen(v["gamma"])
-        P.store(v["yOut"], y)
+        n = a.gamma.ndim
+        x = _rowwise.rows_in(v["x"], n)
+        gamma = _widen(v["gamma"]).reshape(-1)
+        y, rstd = _rowwise.RowsOut(v["yOut"], n), _rowwise.RowsOut(v["rstdOut"], n)
+        epsilon, cols = np.float32(a.epsilon), x.shape[1]
+
+        def block(lo, hi):
+            xb = _rowwise.in_fp32(x[lo:hi], 1)
+            inverse = 1 / np.sqrt(_mean_square(xb) + epsilon, dtype=np.float32)
+            rstd.rows[lo:hi, 0] = inverse
+            _scale_rows(xb, inverse, gamma, None, y.rows[lo:hi])
+
+        _rowwise.each_block(x.shape[0], cols, block)
+        y.finish()
+        rstd.finish()
+
+
+def _mean_square(block):
+    """Per-row mean of the squares in fp32 (the squares go through a cache-resident scratch)."""
+    squares = np.multiply(block, block, out=_rowwise.scratch(block.shape[0], block.shape[1], 3))
+    return np.add.reduce(squares, axis=1, dtype=np.float32) / np.float32(block.shape[1])
+
+
+def _scale_rows(centred, rstd, weight, bias, out):
+    """out = centred * rstd (per row) * weight (+ bias), in fp32, rounded once into out."""
+    work = out if out.dtype == np.float32 else _rowwise.scratch(*centred.shape)
+    np.multiply(centred, rstd[:, None], out=work)
+    if weight is not None:
+        work *= weight
+    if bias is not None:
+        work += bias
+    if work is not out:
+        P.store(out, work)
 
 
 class LayerNorm(AclnnOp):
@@ -135,17 +161,26 @@ class LayerNorm(AclnnOp):
     def compute(self, a, v, workspace):
         if a.input.is_empty():
             return
-        x = _widen(v["input"])
-        mean = np.mean(x, axis=a.axes, keepdims=True, dtype=np.float32)
-        centred = np.subtract(x, mean)
-        variance = np.mean(np.square(centred), axis=a.axes, keepdims=True, dtype=np.float32)
-        rstd = np.divide(1, np.sqrt(variance + np.float32(a.eps)), dtype=np.float32)
-        y = np.multiply(centred, rstd, out=centred)
-        if a.weightOptional is not None:
-            y *= _widen(v["weightOptional"])
-        if a.biasOptional is not None:
-            y += _widen(v["biasOptional"])
-        P.store(v["out"], y)
-        for name, value in (("meanOutOptional", mean), ("rstdOutOptional", rstd)):
-            if name in v and v[name].size:
-                P.store(v[name], value.reshape(v[name].shape))
+        n = len(a.axes)
+        x = _rowwise.rows_in(v["input"], n)
+        weight, bias = (None if getattr(a, name) is None else _widen(v[name]).reshape(-1)
+                        for name in ("weightOptional", "biasOptional"))
+        out = _rowwise.RowsOut(v["out"], n)
+        # mean and rstd hold one value per row, whatever their shape: one row of `rows` values
+        stats = {name: _rowwise.RowsOut(v[name], v[name].ndim) for name in ("meanOutOptional", "rstdOutOptional")
+                 if name in v and v[name].size}
+        epsilon, cols = np.float32(a.eps), x.shape[1]
+
+        def block(lo, hi):
+            xb = _rowwise.in_fp32(x[lo:hi], 1)
+            mean = np.add.reduce(xb, axis=1, dtype=np.float32) / np.float32(cols)
+            centred = np.subtract(xb, mean[:, None], out=_rowwise.scratch(hi - lo, cols, 2))
+            inverse = 1 / np.sqrt(_mean_square(centred) + epsilon, dtype=np.float32)
+            for name, value in (("meanOutOptional", mean), ("rstdOutOptional", inverse)):
+                if name in stats:
+                    P.store(stats[name].rows[0, lo:hi], value)
+            _scale_rows(centred, inverse, weight, bias, out.rows[lo:hi])
+
+        _rowwise.each_block(x.shape[0], cols, block)
+        for rows in [out] + list(stats.values()):
+            rows.finish()

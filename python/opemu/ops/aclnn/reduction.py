@@ -9,6 +9,7 @@ import numpy as np
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn import _rowwise
 from opemu.ops.aclnn._promotion import per_product
 
 SUMMABLE = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 UINT8 BOOL COMPLEX64 COMPLEX128", "BF16")
@@ -65,12 +66,34 @@ class Reduction(AclnnOp):
     def check_more(self, a):
         """Row-specific checks between the dtypes and the axes."""
 
+    def rows_reduce(self, a, x, out):
+        rows = _rowwise.rows_in(x, len(a.axes))
+        result = _rowwise.RowsOut(out, out.ndim)  # one value per row, whatever out's shape
+
+        def block(lo, hi):
+            P.store(result.rows[0, lo:hi], self.row_kernel(_rowwise.in_fp32(rows[lo:hi])))
+
+        _rowwise.each_block(rows.shape[0], rows.shape[1], block)
+        result.finish()
+
+    row_kernel = None     # (fp32 block of rows) → per-row fp32 result, for trailing-axis reductions
+
     def compute(self, a, v, workspace):
         if a.out.is_empty():
             return
         x = v["self"]
+        if self.row_kernel is not None and _rows_apply(a, x, v["out"]):
+            self.rows_reduce(a, x, v["out"])
+            return
         ct = np.dtype(np.float32) if x.dtype.itemsize < 4 and x.dtype.kind in "fV" else None
         P.store(v["out"], self.reduce(a, x if ct is None else x.astype(ct), v["out"]))
+
+
+def _rows_apply(a, x, out):
+    """Trailing axes of a float tensor into a float out of at most 4 bytes: the row-block path."""
+    trailing = tuple(range(x.ndim - len(a.axes), x.ndim))
+    small_float = all(t.dtype.kind in "fV" and t.dtype.itemsize <= 4 for t in (x, out))
+    return small_float and 0 < len(a.axes) < x.ndim and a.axes == trailing
 
 
 def _accumulator(out_dtype):
@@ -83,6 +106,7 @@ class ReduceSum(Reduction):
     name = "aclnnReduceSum"
     axes, keep, dtype_param, allowed = "dims", "keepDims", "dtype", staticmethod(SUMMABLE)
     not_null = ("self", "dims", "out")
+    row_kernel = staticmethod(lambda block: np.add.reduce(block, axis=1, dtype=np.float32))
 
     def reduce(self, a, x, out):
         return np.sum(x, axis=a.axes, dtype=_accumulator(out.dtype), keepdims=a.keep)
@@ -91,6 +115,7 @@ class ReduceSum(Reduction):
 class Mean(Reduction):
     name = "aclnnMean"
     axes, keep, dtype_param, allowed = "dim", "keepDim", "dtype", staticmethod(MEANABLE)
+    row_kernel = staticmethod(lambda block: np.mean(block, axis=1, dtype=np.float32))
 
     def reduce(self, a, x, out):
         return np.mean(x, axis=a.axes, dtype=_accumulator(out.dtype), keepdims=a.keep)

@@ -6,21 +6,33 @@ widened), writes self's dtype, and the op_api then casts that into out's dtype: 
 when out's dtype differs from self's, as on the hardware."""
 import numpy as np
 
-from opemu.core import checks, dtypes, status
+from opemu.core import checks, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn import _rowwise
 
 SOFTMAXABLE = P.per_product("FLOAT FLOAT16 DOUBLE", "BF16")
 
 
-def softmax(x, axis, out=None, log=False):
-    """Max-subtracted (log-)softmax along `axis`, into `out` when given (same dtype as x)."""
-    shifted = np.subtract(x, np.max(x, axis=axis, keepdims=True), out=out)
-    if log:
-        total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
-        return np.subtract(shifted, np.log(total), out=shifted)
-    np.exp(shifted, out=shifted)
-    return np.divide(shifted, np.sum(shifted, axis=axis, keepdims=True), out=shifted)
+def softmax_rows(x, out, log, self_dtype):
+    """(Log-)softmax of each row of x (rows, cols) into out: max-subtracted, in fp32, rounded
+    through self's dtype when out's differs."""
+    direct = x.dtype == np.float32 and out.dtype == np.float32
+
+    def block(lo, hi):
+        xb = _rowwise.in_fp32(x[lo:hi], 1)
+        work = out[lo:hi] if direct else _rowwise.scratch(hi - lo, x.shape[1])
+        np.subtract(xb, np.maximum.reduce(xb, axis=1, keepdims=True), out=work)
+        if log:
+            exps = np.exp(work, out=_rowwise.scratch(hi - lo, x.shape[1], 2))
+            work -= np.log(np.add.reduce(exps, axis=1, keepdims=True))
+        else:
+            np.exp(work, out=work)
+            work *= 1 / np.add.reduce(work, axis=1, keepdims=True)
+        if not direct:
+            P.store(out[lo:hi], work if out.dtype == self_dtype else work.astype(self_dtype))
+
+    _rowwise.each_block(x.shape[0], x.shape[1], block)
 
 
 class Softmax(AclnnOp):
@@ -49,12 +61,14 @@ class Softmax(AclnnOp):
         if a.empty:
             return
         x, out = v["self"], v["out"]
-        axis = a.dim % max(x.ndim, 1) if x.ndim else None
-        if x.dtype == out.dtype and x.dtype.kind == "f" and x.dtype.itemsize >= 4:
-            softmax(x, axis, out=out, log=self.log)
-            return
-        result = softmax(x.astype(np.float32) if x.dtype.itemsize < 4 else x.copy(), axis, log=self.log)
-        P.store(out, result.astype(x.dtype) if out.dtype != x.dtype else result)
+        if x.ndim == 0:
+            x, out = x.reshape(1), out.reshape(1)
+        axis = a.dim % x.ndim
+        if axis != x.ndim - 1:
+            x, out = np.moveaxis(x, axis, -1), np.moveaxis(out, axis, -1)
+        rows_out = _rowwise.RowsOut(out, 1)
+        softmax_rows(_rowwise.rows_in(x, 1), rows_out.rows, self.log, x.dtype)
+        rows_out.finish()
 
 
 class LogSoftmax(Softmax):
