@@ -16,6 +16,7 @@ RMS_COMBINATIONS = (("FLOAT16", "FLOAT", "FLOAT16"), ("BF16", "FLOAT", "BF16"), 
                     ("FLOAT", "FLOAT", "FLOAT"), ("BF16", "BF16", "BF16"))
 RMS_LINES = ("A2", "A3", "950", "310P")
 LAYER_NORM = P.per_product("FLOAT16 FLOAT", "BF16")
+DOT_MIN = 64
 
 
 def _rms_combinations():
@@ -84,9 +85,15 @@ class RmsNorm(AclnnOp):
 
 
 def _mean_square(block):
-    """Per-row mean of the squares in fp32 (the squares go through a cache-resident scratch)."""
-    squares = np.multiply(block, block, out=_rowwise.scratch(block.shape[0], block.shape[1], 3))
-    return np.add.reduce(squares, axis=1, dtype=np.float32) / np.float32(block.shape[1])
+    """Per-row mean of the squares, accumulated in fp32: a BLAS dot product per row (one read of
+    the row, no squares written) from DOT_MIN columns on, the squares' pairwise sum below. The
+    choice depends on the row length only, so a row's result never depends on the blocking."""
+    rows, cols = block.shape
+    if cols >= DOT_MIN:
+        sums = np.matmul(block[:, None, :], block[:, :, None]).reshape(rows)
+    else:
+        sums = np.add.reduce(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3)), axis=1, dtype=np.float32)
+    return sums / np.float32(cols)
 
 
 def _scale_rows(centred, rstd, weight, bias, out):
