@@ -29,12 +29,14 @@ RELU = per_product("FLOAT FLOAT16 INT8 INT32 UINT8 INT64", "BF16")
 SIGMOID = per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16")
 
 
-def _add(x, y, alpha, out=None):
-    return np.add(x, y if alpha == 1 else np.multiply(y, alpha), out=out)
+def _with_alpha(ufunc):
+    """x (op) alpha * y, skipping the multiply when alpha is 1 (Add, Sub and their variants)."""
+    def kernel(x, y, alpha, out=None):
+        return ufunc(x, y if alpha == 1 else np.multiply(y, alpha), out=out)
+    return kernel
 
 
-def _sub(x, y, alpha, out=None):
-    return np.subtract(x, y if alpha == 1 else np.multiply(y, alpha), out=out)
+_add, _sub = _with_alpha(np.add), _with_alpha(np.subtract)
 
 
 def _rsqrt(x, out=None):

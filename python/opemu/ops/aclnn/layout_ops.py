@@ -13,6 +13,13 @@ PERMUTABLE = P.codes("FLOAT FLOAT16 INT8 INT16 INT32 INT64 UINT8 UINT16 UINT32 U
                      "COMPLEX128 BF16")
 
 
+def _result_shape_is(result_name, expected, out):
+    """The op_api's final OP_CHECK_SHAPE_NOT_EQUAL between its computed result and out."""
+    if tuple(out.shape) != expected:
+        raise status.param_invalid("Expected tensor for %s to have same size as tensor for out, but %s does not "
+                                   "equal %s." % (result_name, checks.shape_text(expected), checks.shape_text(out.shape)))
+
+
 class Repeat(AclnnOp):
     name = "aclnnRepeat"
     inputs = ("self",)
@@ -36,10 +43,7 @@ class Repeat(AclnnOp):
             raise status.param_invalid("repeats size should not be larger than 8. self %d, repeats %d"
                                        % (a.self.ndim, len(a.repeats)))
         padded = (1,) * (len(a.repeats) - a.self.ndim) + tuple(a.self.shape)
-        expected = tuple(d * r for d, r in zip(padded, a.repeats))
-        if tuple(a.out.shape) != expected:
-            raise status.param_invalid("Expected tensor for repeatRes to have same size as tensor for out, but %s does "
-                                       "not equal %s." % (checks.shape_text(expected), checks.shape_text(a.out.shape)))
+        _result_shape_is("repeatRes", tuple(d * r for d, r in zip(padded, a.repeats)), a.out)
 
     def compute(self, a, v, workspace):
         if v["out"].size:
@@ -79,10 +83,7 @@ class Permute(AclnnOp):
         a.axes = tuple(d % n for d in a.dims) if n else ()
         if len(set(a.axes)) != len(a.axes):
             raise status.param_invalid("Each dimension in perm should not be repeated.")
-        expected = tuple(a.self.shape[d] for d in a.axes)
-        if tuple(a.out.shape) != expected:
-            raise status.param_invalid("Expected tensor for permuteOut to have same size as tensor for out, but %s does "
-                                       "not equal %s." % (checks.shape_text(expected), checks.shape_text(a.out.shape)))
+        _result_shape_is("permuteOut", tuple(a.self.shape[d] for d in a.axes), a.out)
 
     def compute(self, a, v, workspace):
         if v["out"].size:
