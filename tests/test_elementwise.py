@@ -258,3 +258,17 @@ def test_scalar_value_is_part_of_the_plan_cache():
     for value in (2.0, 3.0):
         assert call("aclnnMuls", dx, scalar(value, np.float32), do) == (0, 0, 0), recent_error()
         np.testing.assert_array_equal(result(do), x * value)
+
+
+@pytest.mark.parametrize("op", ["aclnnRelu", "aclnnGelu"])
+def test_out_dtype_must_equal_self_dtype(op):
+    dx, do = DeviceTensor(np.zeros(3, np.float16)), DeviceTensor(np.zeros(3, np.float32))
+    assert call(op, dx, do)[0] == PARAM_INVALID
+    assert "Tensor out expected dtype is DT_FLOAT16 but found DT_FLOAT." in recent_error()
+
+
+def test_integral_sigmoid_computes_in_float():
+    x = np.array([-2, 0, 3], np.int32)
+    dx, do = DeviceTensor(x), DeviceTensor(np.zeros(3, np.float32))
+    assert call("aclnnSigmoid", dx, do) == (0, 0, 0), recent_error()
+    oracle_compare(result(do), torch.sigmoid(to_torch(x).float()), np.float32)

@@ -223,3 +223,18 @@ def test_index_put_values_that_do_not_broadcast():
     d = DeviceTensor(np.zeros((4, 3), np.float32))
     assert call("aclnnIndexPutImpl", d, tensor_list([DeviceTensor(np.array([0, 1], np.int64))]),
                 DeviceTensor(np.zeros(2, np.float32)), ctypes.c_bool(False), ctypes.c_bool(False))[0] == PARAM_INVALID
+
+
+def test_numpy_level_api_takes_tensor_lists_and_scalars():
+    import opemu.api
+    from opemu.core import dtypes
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    joined = opemu.api.call("aclnnCat", tensors=[x, x + 1], dim=0, out=np.empty((4, 3), np.float32))["out"]
+    np.testing.assert_array_equal(joined, torch.cat([to_torch(x), to_torch(x + 1)]).numpy())
+    parts = opemu.api.call("aclnnSplitWithSize", self=x, splitSize=(1, 2), dim=1,
+                           out=[np.empty((2, 1), np.float32), np.empty((2, 2), np.float32)])["out"]
+    for got, expected in zip(parts, torch.split(to_torch(x), [1, 2], dim=1)):
+        np.testing.assert_array_equal(got, expected.numpy())
+    shifted = opemu.api.call("aclnnAdds", self=x, other=opemu.api.Scalar.of(2.5, dtypes.acl("DOUBLE")),
+                             alpha=opemu.api.Scalar.of(2), out=np.empty_like(x))["out"]
+    np.testing.assert_array_equal(shifted, (to_torch(x) + 5.0).numpy())

@@ -162,7 +162,7 @@ def test_not_supported_calls_are_flagged_in_the_trace(tmp_path):
 UNSUPPORTED_PROGRAM = r"""
 #include <cstdio>
 #include "acl/acl.h"
-#include "aclnnop/aclnn_abs.h"
+#include "aclnnop/aclnn_acos.h"
 #include "aclnnop/aclnn_trans_matmul_weight.h"
 
 int main()
@@ -171,7 +171,7 @@ int main()
     aclrtSetDevice(0);
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    aclnnStatus status = aclnnAbsGetWorkspaceSize(nullptr, nullptr, &workspaceSize, &executor);
+    aclnnStatus status = aclnnAcosGetWorkspaceSize(nullptr, nullptr, &workspaceSize, &executor);
     const char *message = aclGetRecentErrMsg();
     printf("status %d\nmessage %s\n", (int)status, message ? message : "(none)");
     aclrtResetDevice(0);
@@ -187,7 +187,7 @@ def test_a_program_calling_a_not_supported_operator_links_with_the_vendor_line_a
     result = run_program(ops_nn_compile(source, tmp_path / "unsupported"))
     assert result.returncode == 0, result.stderr
     assert "status 361001" in result.stdout
-    assert "aclnnAbsGetWorkspaceSize (aclnnop/aclnn_abs.h) is not supported" in result.stdout
+    assert "aclnnAcosGetWorkspaceSize (aclnnop/aclnn_acos.h) is not supported" in result.stdout
 
 
 def public_headers():

@@ -23,6 +23,7 @@ class Elementwise(AclnnOp):
     in_dtypes = None     # callable → accepted input dtypes on the current product
     out_dtypes = None    # callable → accepted output dtypes (None: not checked separately)
     result = "promote"   # "promote", "float" (integral → FLOAT), "bool" (comparisons)
+    same_dtype = False   # out must have the input's dtype (OP_CHECK_DTYPE_NOT_MATCH: Relu, Gelu…)
     kernel = None        # (operands…, out=None) → array
 
     def dtype_table(self):
@@ -45,6 +46,8 @@ class Elementwise(AclnnOp):
         target = getattr(a, self.target)
         if self.out_dtypes is not None and not self.inplace:
             checks.dtype_in(self.target, target, self.out_dtypes())
+        if self.same_dtype and not self.inplace:
+            checks.dtype_match(self.target, target, getattr(a, tensors[0]).dtype)
         a.result_dtype = self.result_dtype(a, tensors)
         if self.alpha is not None and getattr(a, self.alpha) is not None:
             alpha = getattr(a, self.alpha)

@@ -26,7 +26,6 @@ HALF_FLOAT = per_product("FLOAT FLOAT16", "BF16")
 ABS = per_product("DOUBLE FLOAT FLOAT16 INT64 INT32 INT16 INT8 UINT8 BOOL", "BF16 COMPLEX64")
 NEG = per_product("FLOAT FLOAT16 INT32 INT64 INT8 DOUBLE COMPLEX64 COMPLEX128", "BF16")
 RELU = per_product("FLOAT FLOAT16 INT8 INT32 UINT8 INT64", "BF16")
-SIGMOID = per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16")
 
 
 def _with_alpha(ufunc):
@@ -96,29 +95,30 @@ make("PowTensorScalar", "self:T exponent:S", _pow, POW)
 make("InplacePowTensorTensor", "self:T exponent:T", _pow, POW, "self")
 make("InplacePowTensorScalar", "self:T exponent:S", _pow, POW, "self")
 
-# unary: (name, input parameter, kernel, input dtypes, output dtypes, integral → FLOAT, in-place parameter)
+# unary: (name, input parameter, kernel, input dtypes, output dtypes, integral → FLOAT, out dtype must equal
+# the input's, in-place parameter)
 UNARY = (
-    ("Exp", "self", np.exp, EXP_IN, None, True, "selfRef"),
-    ("Log", "self", np.log, MATH_IN, MATH_OUT, True, "selfRef"),
-    ("Sqrt", "self", np.sqrt, MATH_IN, MATH_OUT, True, "self"),
-    ("Rsqrt", "self", _rsqrt, MATH_IN, MATH_OUT, True, "selfRef"),
-    ("Sin", "self", np.sin, MATH_IN, MATH_OUT, True, "selfRef"),
-    ("Cos", "input", np.cos, MATH_IN, MATH_OUT, True, "inputRef"),
-    ("Tanh", "self", np.tanh, TANH_IN, HALF_FLOAT, True, "selfRef"),
-    ("Abs", "self", np.abs, ABS, None, False, None),
-    ("Neg", "self", np.negative, NEG, None, False, "selfRef"),
-    ("Relu", "self", _relu, RELU, None, False, "selfRef"),
-    ("Sigmoid", "self", _sigmoid, SIGMOID, None, False, "selfRef"),
-    ("Silu", "self", _silu, HALF_FLOAT, None, False, None),
-    ("Gelu", "self", _gelu_tanh, HALF_FLOAT, None, False, None),
+    ("Exp", "self", np.exp, EXP_IN, None, True, False, "selfRef"),
+    ("Log", "self", np.log, MATH_IN, MATH_OUT, True, False, "selfRef"),
+    ("Sqrt", "self", np.sqrt, MATH_IN, MATH_OUT, True, False, "self"),
+    ("Rsqrt", "self", _rsqrt, MATH_IN, MATH_OUT, True, False, "selfRef"),
+    ("Sin", "self", np.sin, MATH_IN, MATH_OUT, True, False, "selfRef"),
+    ("Cos", "input", np.cos, MATH_IN, MATH_OUT, True, False, "inputRef"),
+    ("Tanh", "self", np.tanh, TANH_IN, HALF_FLOAT, True, False, "selfRef"),
+    ("Abs", "self", np.abs, ABS, None, False, False, None),
+    ("Neg", "self", np.negative, NEG, None, False, False, "selfRef"),
+    ("Relu", "self", _relu, RELU, None, False, True, "selfRef"),
+    ("Sigmoid", "self", _sigmoid, MATH_IN, MATH_OUT, True, False, "selfRef"),
+    ("Silu", "self", _silu, HALF_FLOAT, None, False, False, None),
+    ("Gelu", "self", _gelu_tanh, HALF_FLOAT, None, False, True, None),
 )
-for name, x, kernel, in_dtypes, out_dtypes, to_float, inplace in UNARY:
+for name, x, kernel, in_dtypes, out_dtypes, to_float, same, inplace in UNARY:
     result = "float" if to_float else "promote"
-    make(name, x + ":T", kernel, in_dtypes, out_dtypes=out_dtypes, result=result)
+    make(name, x + ":T", kernel, in_dtypes, out_dtypes=out_dtypes, result=result, same_dtype=same)
     if inplace:
         make("Inplace" + name, inplace + ":T", kernel, out_dtypes or in_dtypes, inplace, result=result)
 
-make("GeluV2", "x:T approximate:v", _gelu_v2, HALF_FLOAT, "y", check_attributes=_check_approximate)
+make("GeluV2", "x:T approximate:v", _gelu_v2, HALF_FLOAT, "y", check_attributes=_check_approximate, same_dtype=True)
 
 
 def _clamp(x, low, high, out=None):
