@@ -90,7 +90,8 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_LRN = 17,
     OPEMU_KIND_MCDNN_DROPOUT = 18,
     OPEMU_KIND_MCDNN_SPATIAL_TF = 19,
-    OPEMU_KIND_STREAM_CONFIG = 40
+    OPEMU_KIND_STREAM_CONFIG = 60,
+    OPEMU_KIND_EXCEPTION_INFO = 61
 };
 int opemu_handle_is(const void *handle, int kind);
 

@@ -581,6 +581,9 @@ OPEMU_EXPORT aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, s
 OPEMU_EXPORT aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                          size_t height, aclrtMemcpyKind kind, aclrtStream stream)
 {
+    int error = 0;
+    if (opemu_stream_resolve(stream, &error) == NULL) /* a stale stream is an error even for an empty copy */
+        return error;
     if (width == 0 || height == 0)
         return ACL_SUCCESS;
     transfer t = {.dst = dst, .src = src, .width = width, .height = height, .dpitch = dpitch, .spitch = spitch};
