@@ -238,3 +238,67 @@ def test_numpy_level_api_takes_tensor_lists_and_scalars():
     shifted = opemu.api.call("aclnnAdds", self=x, other=opemu.api.Scalar.of(2.5, dtypes.acl("DOUBLE")),
                              alpha=opemu.api.Scalar.of(2), out=np.empty_like(x))["out"]
     np.testing.assert_array_equal(shifted, (to_torch(x) + 5.0).numpy())
+
+
+def _repeatable(op, *arguments):
+    """Phase 1 of `op` made repeatable: (executor, workspace size)."""
+    from acl import lib
+    size, executor = ctypes.c_uint64(), ctypes.c_void_p()
+    assert getattr(lib(), op + "GetWorkspaceSize")(*arguments, ctypes.byref(size), ctypes.byref(executor)) == 0, \
+        recent_error()
+    lib().aclSetAclOpExecutorRepeatable.argtypes = [ctypes.c_void_p]
+    assert lib().aclSetAclOpExecutorRepeatable(executor) == 0
+    return executor, size
+
+
+def _launch(op, executor, size):
+    from acl import lib
+    phase2 = getattr(lib(), op)
+    phase2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p]
+    assert phase2(None, size.value, executor, None) == 0, recent_error()
+    assert lib().aclrtSynchronizeStream(None) == 0
+
+
+def _set_dynamic(setter, executor, ir_index, item, tensors, address):
+    from acl import lib
+    function = getattr(lib(), setter)
+    function.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
+    return function(executor, ir_index, item, tensors, address)
+
+
+def test_repeatable_cat_takes_a_new_list_element_address():
+    a, b = DeviceTensor(np.ones((1, 2), np.float32)), DeviceTensor(np.full((1, 2), 2, np.float32))
+    replacement = DeviceTensor(np.full((1, 2), 7, np.float32))
+    tensors, out = tensor_list([a, b]), DeviceTensor(np.zeros((2, 2), np.float32))
+    executor, size = _repeatable("aclnnCat", tensors, ctypes.c_int64(0), ctypes.c_void_p(out.handle))
+    _launch("aclnnCat", executor, size)
+    np.testing.assert_array_equal(result(out), [[1, 1], [2, 2]])
+    assert _set_dynamic("aclSetDynamicInputTensorAddr", executor, 0, 1, tensors, replacement.address) == 0
+    _launch("aclnnCat", executor, size)
+    np.testing.assert_array_equal(result(out), [[1, 1], [7, 7]])
+    from acl import lib
+    lib().aclDestroyAclOpExecutor.argtypes = [ctypes.c_void_p]
+    assert lib().aclDestroyAclOpExecutor(executor) == 0
+
+
+def test_repeatable_split_takes_a_new_output_element_address_by_combined_ir_index():
+    x = DeviceTensor(np.arange(4, dtype=np.float32))
+    first, second = DeviceTensor(np.zeros(1, np.float32)), DeviceTensor(np.zeros(3, np.float32))
+    moved = DeviceTensor(np.zeros(3, np.float32))
+    outs = tensor_list([first, second])
+    executor, size = _repeatable("aclnnSplitWithSize", ctypes.c_void_p(x.handle), int_array([1, 3]),
+                                 ctypes.c_int64(0), outs)
+    # aclSetDynamicTensorAddr counts the IR inputs (self) before the outputs: out is IR index 1
+    assert _set_dynamic("aclSetDynamicTensorAddr", executor, 1, 1, outs, moved.address) == 0
+    _launch("aclnnSplitWithSize", executor, size)
+    np.testing.assert_array_equal(result(moved), [1, 2, 3])
+    np.testing.assert_array_equal(result(second), [0, 0, 0])
+
+
+def test_dynamic_address_of_an_argument_that_is_not_a_list():
+    x = DeviceTensor(np.arange(4, dtype=np.float32))
+    outs = tensor_list([DeviceTensor(np.zeros(2, np.float32)), DeviceTensor(np.zeros(2, np.float32))])
+    executor, _ = _repeatable("aclnnSplitWithSize", ctypes.c_void_p(x.handle), int_array([2, 2]), ctypes.c_int64(0),
+                              outs)
+    assert _set_dynamic("aclSetDynamicInputTensorAddr", executor, 0, 0, None, x.address) == PARAM_INVALID
+    assert "has no tensor list element 0 at input irIndex 0" in recent_error()

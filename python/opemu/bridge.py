@@ -191,10 +191,10 @@ class _Phase1:
         layout, sources, slots, counts = [], [], {}, {}
         for is_output, names in ((False, op.inputs), (True, op.outputs)):
             slot = 0
-            for name in names:
+            for ir_index, name in enumerate(names):
                 for k, desc in _tensors_of(getattr(a, name)):
                     layout.append((is_output, slot, name, k, device.geometry(desc)))
-                    sources.append((is_output, slot, self.names.index(name), k))
+                    sources.append((is_output, slot, self.names.index(name), k, ir_index))
                     slots[is_output, name, k] = slot
                     slot += 1
             counts[is_output] = slot
@@ -224,8 +224,12 @@ class _Phase1:
             return error.code
         n_inputs, n_outputs, sources, twins = plan[3]
         executor = lib.opemu_executor_create(self.op_name, n_inputs, n_outputs)
-        for is_output, slot, position, k in sources:
-            pointer = cargs[position] if k is None else ffi.cast("aclTensorList *", cargs[position]).items[k]
+        for is_output, slot, position, k, ir_index in sources:
+            if k is None:
+                pointer = cargs[position]
+            else:
+                pointer = ffi.cast("aclTensorList *", cargs[position]).items[k]
+                lib.opemu_executor_set_list_item(executor, is_output, slot, ir_index, k, len(op.inputs))
             (lib.opemu_executor_set_output if is_output else lib.opemu_executor_set_input)(executor, slot, pointer)
         for i, j in twins:
             lib.opemu_executor_set_ref(executor, i, j)
