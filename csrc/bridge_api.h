@@ -12,6 +12,7 @@
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
+#include "kernels/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -189,6 +190,10 @@ uint64_t opemu_mcdnn_dropout_reserve_size(uint64_t elements);
 int opemu_mcdnn_submit(mcdnnHandle_t handle, uint64_t task_id);
 int opemu_py_mcdnn_run(uint64_t task_id);
 void opemu_py_mcdnn_drop(uint64_t task_id);
+
+/* Starts the embedded interpreter in a process that has not called an operator yet (opemu.api, tests),
+ * so opemu.core.kernels reaches the kernels through the bridge's ffi. Returns 1. */
+int opemu_py_kernels_attach(void);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

@@ -28,9 +28,10 @@ the results back). nnopbase itself rejects a product without a kernel binary (A2
 with ACLNN_ERR_INNER_FIND_KERNEL_ERROR before matching dtypes; opemu follows the project's rule
 and answers ACLNN_ERR_RUNTIME_ERROR after the checks.
 """
+import ml_dtypes
 import numpy as np
 
-from opemu.core import checks, dtypes, parallel, scratch, status
+from opemu.core import checks, dtypes, kernels, parallel, scratch, status
 from opemu.core.op import AclnnOp
 from opemu.core.tensor import TensorDesc
 from opemu.ops.aclnn import _products
@@ -97,7 +98,8 @@ class ApplyFusedEmaAdam(AclnnOp):
             k = _Constants(b1, b2, ema, eps, lr, wd, np.float32(1) / c1, np.float32(1) / c2, a.mode)
         pieces = list(_pieces(arrays))
         jobs = _split(pieces, parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1)
-        parallel.run(_run_pieces, [(job, k) for job in jobs])
+        run = _c_pieces if _c_applies(arrays) else _run_pieces
+        parallel.run(run, [(job, k) for job in jobs])
 
 
 def _scalars(lr, ema, beta1, beta2, eps, weight_decay):
@@ -153,6 +155,28 @@ def _pieces(arrays):
 def _split(pieces, parts):
     size = -(-len(pieces) // parts)
     return [pieces[i:i + size] for i in range(0, len(pieces), size)]
+
+
+_C_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(ml_dtypes.bfloat16): 2}
+
+
+def _c_applies(arrays):
+    """The C kernel does each element's whole step at once, which is the reference's result when no two
+    of the arrays overlap."""
+    if kernels.lib() is None or arrays[0].dtype not in _C_TYPES:
+        return False
+    return not any(np.may_share_memory(p, q) for i, p in enumerate(arrays) for q in arrays[i + 1:])
+
+
+def _c_pieces(pieces, k):
+    lib = kernels.lib()
+    constants = kernels.floats([k.b1, k.b2, k.ema, k.eps, k.lr, k.wd, k.one_b1, k.one_b2, k.one_ema, k.r1, k.r2])
+    for piece in pieces:
+        if not all(x.flags.c_contiguous for x in piece):
+            _run_pieces([piece], k)
+            continue
+        lib.opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], k.mode, constants, *[x.ctypes.data for x in piece],
+                                  piece[0].size)
 
 
 def _run_pieces(pieces, k):

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from opemu.core import mcdnn, scratch
+from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import POOLING as MODE
 
 _MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
@@ -265,6 +265,30 @@ _BITS = {4: np.int32, 8: np.int64}
 _CHUNK = 1 << 18  # input elements per step of the phase walk
 
 
+def _c_max_backward(geometry, y, dy, x, dx):
+    """The max walk into dx by the C kernel, image by image over its channel planes, for 2-D pooling of
+    float/double tensors that do not overlap dx; False when it does not apply."""
+    lib = kernels.lib()
+    arrays = (x, y, dy, dx)
+    if (lib is None or len(geometry.dims) != 2 or dx.dtype not in (np.float32, np.float64)
+            or any(t.dtype != dx.dtype or t.strides[-1] != dx.itemsize for t in arrays)
+            or any(np.may_share_memory(dx, t) for t in (x, y, dy))):
+        return False
+    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = geometry.dims
+    item = dx.itemsize
+    g = kernels.pool_geometry(h=h, w=w, oh=oh, ow=ow, kh=kh, kw=kw, sh=sh, sw=sw, ph=ph, pw=pw,
+                              x_plane=x.strides[1] // item, x_row=x.strides[2] // item,
+                              y_plane=y.strides[1] // item, y_row=y.strides[2] // item,
+                              dy_plane=dy.strides[1] // item, dy_row=dy.strides[2] // item,
+                              dx_plane=dx.strides[1] // item, dx_row=dx.strides[2] // item)
+    index = scratch.buffer("pool choice", (max(1, oh * ow),), np.int32)
+    for n in range(dx.shape[0]):
+        if lib.opemu_kernel_max_pool_backward(item, g, x[n].ctypes.data, y[n].ctypes.data, dy[n].ctypes.data,
+                                              dx[n].ctypes.data, index.ctypes.data, dx.shape[1]):
+            return False
+    return True
+
+
 class PoolingForward(mcdnn.McdnnOp):
     name = "mcdnnPoolingForward"
     tensors = {"x": "xDesc", "y": "yDesc"}
@@ -335,7 +359,7 @@ class PoolingBackward(mcdnn.McdnnOp):
                     y = mcdnn.as_compute(part["y"], ct)
                     if pool.nan and np.isnan(y).any():  # a NaN max: the NaN walk of backward()
                         target = backward(pool, geometry, y, dy, part["x"], part["dx"].shape, ct)
-                    else:
+                    elif not _c_max_backward(geometry, y, dy, part["x"], target):
                         phases.max_backward(y, dy, part["x"], target, ct)
                 else:
                     with np.errstate(invalid="ignore", divide="ignore"):
