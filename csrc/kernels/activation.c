@@ -1,32 +1,30 @@
 /* Activation forward and backward (python/opemu/ops/mcdnn/activation.py forward/backward).
  *
  * Where the reference selects a value (np.where, the 0/1 integer product of RELU backward, maximum)
- * the bits are copied, never recomputed, so NaN payloads and signed zeros come through as NumPy's do.
+ * the kernel selects too (a conditional move or blend copies bits), so NaN payloads and signed zeros
+ * come through as NumPy's do.
  * NumPy's maximum(a, b) answers a when a > b or a is NaN, else b (a tie gives b); fmax(a, b) answers
  * a when a > b, else b, unless b is NaN. */
 #include <string.h>
 #include "kernels.h"
 
-#define DEFINE_ACTIVATION(T, BITS, SUFFIX)                                                               \
-    static void put_bits_##SUFFIX(T *out, int64_t i, const T *from, int take)                             \
-    {                                                                                                     \
-        BITS b = 0;                                                                                       \
-        if (take)                                                                                         \
-            memcpy(&b, from, sizeof b);                                                                   \
-        memcpy(out + i, &b, sizeof b);                                                                    \
-    }                                                                                                     \
+#define DEFINE_ACTIVATION(T, SUFFIX)                                                               \
     static int backward_##SUFFIX(int mode, T coef, T beta, const T *y, const T *dy, const T *x, const T *e,  \
                                  T *dx, int64_t n)                                                        \
     {                                                                                                     \
         int64_t i;                                                                                        \
         switch (mode) {                                                                                   \
-        case OPEMU_ACT_RELU: /* dy's bits times the 0/1 integer (x > 0) */                                \
-            for (i = 0; i < n; i++)                                                                       \
-                put_bits_##SUFFIX(dx, i, dy + i, x[i] > 0);                                               \
+        case OPEMU_ACT_RELU: /* dy where x > 0, else +0 (x NaN included) */                                    \
+            for (i = 0; i < n; i++) {                                                                     \
+                T d = dy[i]; /* loaded whatever x is: the select vectorises */                           \
+                dx[i] = x[i] > 0 ? d : 0;                                                                 \
+            }                                                                                             \
             return 0;                                                                                     \
         case OPEMU_ACT_CLIPPED_RELU:                                                                      \
-            for (i = 0; i < n; i++)                                                                       \
-                put_bits_##SUFFIX(dx, i, dy + i, x[i] > 0 && x[i] < coef);                                \
+            for (i = 0; i < n; i++) {                                                                     \
+                T d = dy[i];                                                                              \
+                dx[i] = (x[i] > 0) & (x[i] < coef) ? d : 0;                                               \
+            }                                                                                             \
             return 0;                                                                                     \
         case OPEMU_ACT_SIGMOID: /* (1 - y) * y * dy */                                                    \
             for (i = 0; i < n; i++) {                                                                     \
@@ -44,10 +42,8 @@
             return 0;                                                                                     \
         case OPEMU_ACT_ELU: /* x > 0 ? dy : dy * (coef * e) */                                            \
             for (i = 0; i < n; i++) {                                                                     \
-                if (x[i] > 0)                                                                             \
-                    put_bits_##SUFFIX(dx, i, dy + i, 1);                                                  \
-                else                                                                                      \
-                    dx[i] = dy[i] * (coef * e[i]);                                                      \
+                T scaled = dy[i] * (coef * e[i]);                                                         \
+                dx[i] = x[i] > 0 ? dy[i] : scaled;                                                        \
             }                                                                                             \
             return 0;                                                                                     \
         case OPEMU_ACT_SWISH: /* dy * (s + b*x*s*(1 - s)), s = sigmoid(b*x) */                            \
@@ -99,8 +95,8 @@
         return -1;                                                                                        \
     }
 
-DEFINE_ACTIVATION(float, uint32_t, f32)
-DEFINE_ACTIVATION(double, uint64_t, f64)
+DEFINE_ACTIVATION(float, f32)
+DEFINE_ACTIVATION(double, f64)
 
 #define P(T, a) ((T *)(a))
 

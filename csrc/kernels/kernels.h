@@ -39,19 +39,17 @@ int opemu_kernel_softmax_backward(int log, int size, double total, uintptr_t y, 
                                   uintptr_t dx, int64_t n);
 
 /* Max-pooling backward over `planes` (n*c) 2-D planes: dx of each plane from x, y, dy, the window
- * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: plane_* between planes (of
- * one n: the caller passes planes of one image or a batch laid out evenly), row_* between rows; the w
- * stride is 1. dy goes to the first element of its window, in row-major order, that equals y; an input
- * element's gradient is the sum over the windows that chose it, in window-element order. `index` is
- * scratch of oh*ow int32 (unused by the non-overlapping paths). Returns 0, or -1 for a size it
- * does not handle. */
+ * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_plane between planes,
+ * *_row between rows; the w stride is 1. dy goes to the first element of its window, in row-major
+ * order, that equals y; an input element's gradient is +0 plus the dy of each window that chose it, in
+ * window-element order. dx must not overlap x, y or dy. Returns 0, or -1 for a size it does not handle. */
 struct opemu_pool_geometry {
     int64_t h, w, oh, ow;
     int64_t kh, kw, sh, sw, ph, pw;
     int64_t x_plane, x_row, y_plane, y_row, dy_plane, dy_row, dx_plane, dx_row;
 };
 int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, uintptr_t x, uintptr_t y,
-                                   uintptr_t dy, uintptr_t dx, uintptr_t index, int64_t planes);
+                                   uintptr_t dy, uintptr_t dx, int64_t planes);
 
 /* One EMA-Adam step (python/opemu/ops/aclnn/apply_fused_ema_adam.py _step) on n dense elements of fp32
  * (dtype 0), fp16 (1) or bf16 (2) data, in place on var, m, v, s. k holds the fp32 constants b1, b2,

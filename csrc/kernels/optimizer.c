@@ -66,7 +66,8 @@ static uint16_t float_to_bf16(float value)
 }
 
 /* One element: the reference's ufunc sequence, each line one rounding */
-static void step(const float *k, int mode, float grad, float *var, float *m, float *v, float *s)
+static inline __attribute__((always_inline)) void step(const float *k, int mode, float grad, float *var, float *m,
+                                                      float *v, float *s)
 {
     float g = grad, t2, t3;
     if (mode == 0) {
@@ -99,10 +100,14 @@ static void step(const float *k, int mode, float grad, float *var, float *m, flo
     *s = *s + t2;
 }
 
-static void run_f32(int mode, const float *k, const float *grad, float *var, float *m, float *v, float *s, int64_t n)
+/* restrict: the caller passes arrays that do not overlap (the reference's result only then) */
+static void run_f32(int mode, const float *k, const float *restrict grad, float *restrict var, float *restrict m,
+                    float *restrict v, float *restrict s, int64_t n)
 {
+    float c[11];
+    memcpy(c, k, sizeof c);  /* the constants in registers, not reloaded through a pointer that may alias */
     for (int64_t i = 0; i < n; i++)
-        step(k, mode, grad[i], var + i, m + i, v + i, s + i);
+        step(c, mode, grad[i], var + i, m + i, v + i, s + i);
 }
 
 #define DEFINE_HALF_RUN(NAME, WIDEN, NARROW)                                                               \

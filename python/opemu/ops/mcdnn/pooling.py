@@ -281,10 +281,9 @@ def _c_max_backward(geometry, y, dy, x, dx):
                               y_plane=y.strides[1] // item, y_row=y.strides[2] // item,
                               dy_plane=dy.strides[1] // item, dy_row=dy.strides[2] // item,
                               dx_plane=dx.strides[1] // item, dx_row=dx.strides[2] // item)
-    index = scratch.buffer("pool choice", (max(1, oh * ow),), np.int32)
     for n in range(dx.shape[0]):
         if lib.opemu_kernel_max_pool_backward(item, g, x[n].ctypes.data, y[n].ctypes.data, dy[n].ctypes.data,
-                                              dx[n].ctypes.data, index.ctypes.data, dx.shape[1]):
+                                              dx[n].ctypes.data, dx.shape[1]):
             return False
     return True
 
