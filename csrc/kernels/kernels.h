@@ -2,8 +2,8 @@
  *
  * Each kernel is bit-identical to its NumPy reference (tests/test_kernels.py): the same operations in
  * the same order and rounding points, compiled with -O3 -ffp-contract=off (no FMA contraction, no
- * fast-math). Arrays are passed as addresses (uintptr_t: a Python int, the cheapest cffi argument) and
- * element strides; `size` is the element size, 4 (float) or 8 (double). A kernel works on the range it
+ * fast-math). Arrays are passed as pointers (from ffi.from_buffer, the cheapest way to an array's address)
+ * and element strides; `size` is the element size, 4 (float) or 8 (double). A kernel works on the range it
  * is given and takes no locks: the caller splits the work over the pool's threads (cffi releases the
  * GIL during the call). Plain C that pycparser parses: the build hands it to cffi via bridge_api.h. */
 #ifndef OPEMU_KERNELS_H
@@ -25,18 +25,18 @@ enum {
 /* dx[i] of n dense elements. `e` is exp(min(x, 0)) for ELU and sigmoid(beta*x) for SWISH (NumPy
  * computes those: its exp is not libm's), else unused (0). Returns 0, or -1 for a mode or size it
  * does not handle. */
-int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, uintptr_t y, uintptr_t dy,
-                                     uintptr_t x, uintptr_t e, uintptr_t dx, int64_t n);
+int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, void *y, void *dy,
+                                     void *x, void *e, void *dx, int64_t n);
 
 /* y[i] of n dense elements for RELU, CLIPPED_RELU (clamped to coef) and IDENTITY; `propagate_nan` as
  * the descriptor's NaN option. Returns 0, or -1 for another mode or size. */
-int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, uintptr_t x, uintptr_t y,
+int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, void *x, void *y,
                                     int64_t n);
 
 /* Softmax backward, elementwise step of one image given its sum `total`, n dense elements:
  * accurate/fast: dx = (dy - total) * y;  log: dx = dy - e * total with e = exp(y) (from NumPy). */
-int opemu_kernel_softmax_backward(int log, int size, double total, uintptr_t y, uintptr_t dy, uintptr_t e,
-                                  uintptr_t dx, int64_t n);
+int opemu_kernel_softmax_backward(int log, int size, double total, void *y, void *dy, void *e,
+                                  void *dx, int64_t n);
 
 /* Max-pooling backward over `planes` (n*c) 2-D planes: dx of each plane from x, y, dy, the window
  * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_plane between planes,
@@ -48,17 +48,17 @@ struct opemu_pool_geometry {
     int64_t kh, kw, sh, sw, ph, pw;
     int64_t x_plane, x_row, y_plane, y_row, dy_plane, dy_row, dx_plane, dx_row;
 };
-int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, uintptr_t x, uintptr_t y,
-                                   uintptr_t dy, uintptr_t dx, int64_t planes);
+int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, void *x, void *y,
+                                   void *dy, void *dx, int64_t planes);
 
 /* One EMA-Adam step (python/opemu/ops/aclnn/apply_fused_ema_adam.py _step) on n dense elements of fp32
- * (dtype 0), fp16 (1) or bf16 (2) data, in place on var, m, v, s. k holds the fp32 constants b1, b2,
+ * (dtype 0), fp16 (1) or bf16 (2) data, in place on var, m, v, s. k is the address of the fp32 constants b1, b2,
  * ema, eps, lr, wd, 1-b1, 1-b2, 1-ema, 1/c1, 1/c2. */
-int opemu_kernel_ema_adam(int dtype, int mode, const float *k, uintptr_t grad, uintptr_t var, uintptr_t m,
-                          uintptr_t v, uintptr_t s, int64_t n);
+int opemu_kernel_ema_adam(int dtype, int mode, void *k, void *grad, void *var, void *m,
+                          void *v, void *s, int64_t n);
 
 /* The streaming floor of a memory-bound op: reads `inputs` arrays of n floats and writes `outputs`
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
-void opemu_kernel_stream(uintptr_t const *arrays, int inputs, int outputs, int64_t n);
+void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
 #endif

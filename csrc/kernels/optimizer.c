@@ -127,10 +127,11 @@ static void run_f32(int mode, const float *k, const float *restrict grad, float 
 DEFINE_HALF_RUN(run_f16, half_to_float, float_to_half)
 DEFINE_HALF_RUN(run_bf16, bf16_to_float, float_to_bf16)
 
-int opemu_kernel_ema_adam(int dtype, int mode, const float *k, uintptr_t grad, uintptr_t var, uintptr_t m,
-                          uintptr_t v, uintptr_t s, int64_t n)
+int opemu_kernel_ema_adam(int dtype, int mode, void *constants, void *grad, void *var, void *m,
+                          void *v, void *s, int64_t n)
 {
     typedef uint16_t h;
+    const float *k = (const float *)constants;
     switch (dtype) {
     case 0:
         run_f32(mode, k, (const float *)grad, (float *)var, (float *)m, (float *)v, (float *)s, n);

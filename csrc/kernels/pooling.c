@@ -93,8 +93,8 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
 DEFINE_POOL(float, f32)
 DEFINE_POOL(double, f64)
 
-int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, uintptr_t x, uintptr_t y,
-                                   uintptr_t dy, uintptr_t dx, int64_t planes)
+int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, void *x, void *y,
+                                   void *dy, void *dx, int64_t planes)
 {
     if (size != 4 && size != 8)
         return -1;

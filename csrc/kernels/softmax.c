@@ -20,8 +20,8 @@
 DEFINE_SOFTMAX(float, f32)
 DEFINE_SOFTMAX(double, f64)
 
-int opemu_kernel_softmax_backward(int log, int size, double total, uintptr_t y, uintptr_t dy, uintptr_t e,
-                                  uintptr_t dx, int64_t n)
+int opemu_kernel_softmax_backward(int log, int size, double total, void *y, void *dy, void *e,
+                                  void *dx, int64_t n)
 {
     if (size == 4)
         backward_f32(log, (float)total, (const float *)y, (const float *)dy, (const float *)e, (float *)dx, n);

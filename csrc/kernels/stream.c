@@ -18,7 +18,7 @@ static void store(float *restrict out, const float *restrict sum, int64_t count)
         out[i] = sum[i];
 }
 
-void opemu_kernel_stream(uintptr_t const *arrays, int inputs, int outputs, int64_t n)
+void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n)
 {
     float sum[BLOCK];
     for (int64_t lo = 0; lo < n; lo += BLOCK) {

@@ -47,7 +47,23 @@ def _start_bridge():
 
 
 def address(array):
-    return array.ctypes.data
+    """A pointer to a contiguous array's first element for a kernel's void * (ffi.from_buffer: a fraction of
+    array.ctypes.data's cost)."""
+    return device.ffi.from_buffer(array)
+
+
+def strided_address(array):
+    """A pointer to the first element of any array (the kernel walks its strides)."""
+    return device.ffi.cast("void *", array.ctypes.data)
+
+
+def null():
+    """A kernel's unused pointer argument."""
+    return device.ffi.NULL
+
+
+def integer(pointer):
+    return int(device.ffi.cast("uintptr_t", pointer))
 
 
 def dense(*arrays):
@@ -71,7 +87,3 @@ def pool_geometry(**fields):
         setattr(g, name, value)
     return g
 
-
-def floats(values):
-    """A C float[] of `values` (kept alive by the returned cdata)."""
-    return device.ffi.new("float[]", [float(v) for v in values])

@@ -28,6 +28,8 @@ the results back). nnopbase itself rejects a product without a kernel binary (A2
 with ACLNN_ERR_INNER_FIND_KERNEL_ERROR before matching dtypes; opemu follows the project's rule
 and answers ACLNN_ERR_RUNTIME_ERROR after the checks.
 """
+import functools
+
 import ml_dtypes
 import numpy as np
 
@@ -87,19 +89,27 @@ class ApplyFusedEmaAdam(AclnnOp):
         arrays = [v[n] for n in DATA]
         if arrays[0].size == 0:
             return
-        b1, b2, ema, eps, lr, wd = a.scalars
-        step = np.float32(int(v["step"][0]))
-        with np.errstate(all="ignore"):
-            if a.biasCorrection:
-                c1 = np.float32(1) - np.power(b1, step, dtype=np.float32)
-                c2 = np.float32(1) - np.power(b2, step, dtype=np.float32)
-            else:
-                c1 = c2 = np.float32(1)
-            k = _Constants(b1, b2, ema, eps, lr, wd, np.float32(1) / c1, np.float32(1) / c2, a.mode)
-        pieces = list(_pieces(arrays))
-        jobs = _split(pieces, parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1)
-        run = _c_pieces if _c_applies(arrays) else _run_pieces
-        parallel.run(run, [(job, k) for job in jobs])
+        r1, r2 = _reciprocal_corrections(a.scalars[0], a.scalars[1], int(v["step"][0]), a.biasCorrection)
+        parts = parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1
+        addresses = _c_addresses(arrays)
+        if addresses and parts == 1:  # a small dense update: one kernel call, nothing to split
+            _c_kernel().opemu_kernel_ema_adam(_C_TYPES[arrays[0].dtype], a.mode, kernels.address(_c_constants(a.scalars, r1, r2)),
+                                              *addresses, arrays[0].size)
+            return
+        k = _Constants(*a.scalars, r1, r2, a.mode)
+        jobs = _split(list(_pieces(arrays)), parts)
+        parallel.run(_c_pieces if addresses is not None else _run_pieces, [(job, k) for job in jobs])
+
+
+@functools.lru_cache(maxsize=64)
+def _reciprocal_corrections(b1, b2, step, bias_correction):
+    """fp32 1/c1, 1/c2 for `step`, c = 1 - beta^step in fp32 (1 without bias correction)."""
+    if not bias_correction:
+        return np.float32(1), np.float32(1)
+    with np.errstate(all="ignore"):
+        c1 = np.float32(1) - np.power(b1, np.float32(step), dtype=np.float32)
+        c2 = np.float32(1) - np.power(b2, np.float32(step), dtype=np.float32)
+        return np.float32(1) / c1, np.float32(1) / c2
 
 
 def _scalars(lr, ema, beta1, beta2, eps, weight_decay):
@@ -111,6 +121,7 @@ class _Constants:
     """The step's fp32 scalars, as 0-d arrays: a ufunc takes those with less work than NumPy scalars."""
 
     def __init__(self, b1, b2, ema, eps, lr, wd, r1, r2, mode):
+        self.c = _c_constants((b1, b2, ema, eps, lr, wd), r1, r2)
         f = np.float32
         held = [np.array(x, f) for x in (b1, b2, ema, eps, lr, wd, f(1) - b1, f(1) - b2, f(1) - ema, r1, r2)]
         (self.b1, self.b2, self.ema, self.eps, self.lr, self.wd, self.one_b1, self.one_b2, self.one_ema,
@@ -160,22 +171,42 @@ def _split(pieces, parts):
 _C_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(ml_dtypes.bfloat16): 2}
 
 
-def _c_applies(arrays):
-    """The C kernel does each element's whole step at once, which is the reference's result when no two
-    of the arrays overlap."""
-    if kernels.lib() is None or arrays[0].dtype not in _C_TYPES:
-        return False
-    return not any(np.may_share_memory(p, q) for i, p in enumerate(arrays) for q in arrays[i + 1:])
+def _c_kernel():
+    return kernels.lib()
+
+
+def _c_addresses(arrays):
+    """The arrays' addresses when the C kernel applies: fp32/fp16/bf16 and no two arrays overlapping (the
+    kernel does each element's whole step at once, which is the reference's result only then), [] when it
+    applies to arrays that are not all contiguous (their pieces are passed), else None."""
+    if arrays[0].dtype not in _C_TYPES or _c_kernel() is None:
+        return None
+    if all(x.flags.c_contiguous for x in arrays):
+        pointers = [kernels.address(x) for x in arrays]
+        spans = sorted((kernels.integer(p), x.nbytes) for p, x in zip(pointers, arrays))
+        if any(start + size > spans[i + 1][0] for i, (start, size) in enumerate(spans[:-1])):
+            return None
+        return pointers
+    if any(np.may_share_memory(p, q) for i, p in enumerate(arrays) for q in arrays[i + 1:]):
+        return None
+    return []
+
+
+@functools.lru_cache(maxsize=64)
+def _c_constants(scalars, r1, r2):
+    """The kernel's constant block: b1, b2, ema, eps, lr, wd, 1-b1, 1-b2, 1-ema, 1/c1, 1/c2 in fp32."""
+    b1, b2, ema, eps, lr, wd = scalars
+    f = np.float32
+    return np.array([b1, b2, ema, eps, lr, wd, f(1) - b1, f(1) - b2, f(1) - ema, r1, r2], np.float32)
 
 
 def _c_pieces(pieces, k):
-    lib = kernels.lib()
-    constants = kernels.floats([k.b1, k.b2, k.ema, k.eps, k.lr, k.wd, k.one_b1, k.one_b2, k.one_ema, k.r1, k.r2])
+    lib = _c_kernel()
     for piece in pieces:
         if not all(x.flags.c_contiguous for x in piece):
             _run_pieces([piece], k)
             continue
-        lib.opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], k.mode, constants, *[x.ctypes.data for x in piece],
+        lib.opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], k.mode, kernels.address(k.c), *[kernels.address(x) for x in piece],
                                   piece[0].size)
 
 

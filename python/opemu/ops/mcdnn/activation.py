@@ -94,7 +94,7 @@ def _transcendental(desc, x, e):
             np.add(1, e, out=e)
             np.divide(1, e, out=e)
         else:
-            return 0
+            return kernels.null()
     return kernels.address(e)
 
 
@@ -107,10 +107,10 @@ def c_backward(desc, y, dy, x, dx):
     e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype) if needs_e else None
     for lo in range(0, dx.size, _BLOCK if needs_e else dx.size or 1):
         hi = min(lo + _BLOCK, dx.size) if needs_e else dx.size
-        address = _transcendental(desc, x[lo:hi], e[:hi - lo]) if needs_e else 0
-        if lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, y[lo:].ctypes.data,
-                                                dy[lo:].ctypes.data, x[lo:].ctypes.data, address,
-                                                dx[lo:].ctypes.data, hi - lo):
+        address = _transcendental(desc, x[lo:hi], e[:hi - lo]) if needs_e else kernels.null()
+        if lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y[lo:]),
+                                                kernels.address(dy[lo:]), kernels.address(x[lo:]), address,
+                                                kernels.address(dx[lo:]), hi - lo):
             return False
     return True
 
@@ -121,8 +121,8 @@ def c_forward(desc, x, y):
     lib = kernels.lib()
     if lib is None or not kernels.dense(x, y) or not kernels.apart(y, x):
         return False
-    return lib.opemu_kernel_activation_forward(desc.mode, x.itemsize, int(desc.nan), desc.coef, x.ctypes.data,
-                                               y.ctypes.data, x.size) == 0
+    return lib.opemu_kernel_activation_forward(desc.mode, x.itemsize, int(desc.nan), desc.coef, kernels.address(x),
+                                               kernels.address(y), x.size) == 0
 
 
 def backward(desc, y, dy, x, out=None):

@@ -282,8 +282,7 @@ def _c_max_backward(geometry, y, dy, x, dx):
                               dy_plane=dy.strides[1] // item, dy_row=dy.strides[2] // item,
                               dx_plane=dx.strides[1] // item, dx_row=dx.strides[2] // item)
     for n in range(dx.shape[0]):
-        if lib.opemu_kernel_max_pool_backward(item, g, x[n].ctypes.data, y[n].ctypes.data, dy[n].ctypes.data,
-                                              dx[n].ctypes.data, dx.shape[1]):
+        if lib.opemu_kernel_max_pool_backward(item, g, *[kernels.strided_address(t[n]) for t in arrays], dx.shape[1]):
             return False
     return True
 

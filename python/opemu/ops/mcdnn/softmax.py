@@ -175,7 +175,8 @@ def _instance_direct(log, total, y, dy, dx):
     lib = kernels.lib() if kernels.dense(y, dy, dx) and kernels.apart(dx, dy) else None
     with np.errstate(over="ignore", invalid="ignore"):
         if lib is not None and not log:
-            lib.opemu_kernel_softmax_backward(0, y.itemsize, total, y.ctypes.data, dy.ctypes.data, 0, dx.ctypes.data,
+            lib.opemu_kernel_softmax_backward(0, y.itemsize, total, kernels.address(y), kernels.address(dy), kernels.null(),
+                                              kernels.address(dx),
                                               y.size)
             return True
         for lo in range(0, y.size, _BLOCK):
@@ -183,8 +184,8 @@ def _instance_direct(log, total, y, dy, dx):
             if lib is not None:  # the C kernel after NumPy's exp(y)
                 gb = g[:hi - lo]
                 np.exp(y[lo:hi], out=gb)
-                lib.opemu_kernel_softmax_backward(1, y.itemsize, total, 0, dy[lo:].ctypes.data, gb.ctypes.data,
-                                                  dx[lo:].ctypes.data, hi - lo)
+                lib.opemu_kernel_softmax_backward(1, y.itemsize, total, kernels.null(), kernels.address(dy[lo:]), kernels.address(gb),
+                                                  kernels.address(dx[lo:]), hi - lo)
                 continue
             if log:  # dy - exp(y) * Σ dy
                 gb = g[:hi - lo]
