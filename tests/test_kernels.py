@@ -237,3 +237,20 @@ def test_oracle_tests_pass_with_the_numpy_references():
     result = subprocess.run(command, capture_output=True, text=True, cwd=tests,
                             env=dict(os.environ, OPEMU_KERNELS="numpy"), timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_ema_adam_with_overlapping_arrays_takes_the_reference(reference_only):
+    """grad and m one buffer: the reference's separate passes read the updated m as grad; the kernel,
+    which does each element's step at once, declines and the reference runs."""
+    outputs = []
+    for numpy in (True, False):
+        reference_only(numpy)
+        rng = np.random.default_rng(4)
+        shared = rng.standard_normal(64).astype(np.float32)
+        var, v, s = (rng.standard_normal(64).astype(np.float32) for _ in range(3))
+        opemu.api.call("aclnnApplyFusedEmaAdam", grad=shared, varRef=var, mRef=shared, vRef=abs(v), sRef=s,
+                       step=np.array([2]), lr=1e-2, emaDecay=0.9, beta1=0.9, beta2=0.99, eps=1e-6, mode=0,
+                       biasCorrection=True, weightDecay=0.1)
+        outputs.append((shared, var, s))
+    for ours, reference in zip(outputs[1], outputs[0]):
+        assert_same_bits(ours, reference)

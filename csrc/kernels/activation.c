@@ -100,8 +100,8 @@ DEFINE_ACTIVATION(double, f64)
 
 #define P(T, a) ((T *)(a))
 
-int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, void *y, void *dy,
-                                     void *x, void *e, void *dx, int64_t n)
+int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, const void *y, const void *dy,
+                                     const void *x, const void *e, void *dx, int64_t n)
 {
     if (size == 4)
         return backward_f32(mode, (float)coef, (float)beta, P(float, y), P(float, dy), P(float, x), P(float, e),
@@ -112,7 +112,7 @@ int opemu_kernel_activation_backward(int mode, int size, double coef, double bet
     return -1;
 }
 
-int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, void *x, void *y,
+int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, const void *x, void *y,
                                     int64_t n)
 {
     if (size == 4)

@@ -25,36 +25,38 @@ enum {
 /* dx[i] of n dense elements. `e` is exp(min(x, 0)) for ELU and sigmoid(beta*x) for SWISH (NumPy
  * computes those: its exp is not libm's), else unused (0). Returns 0, or -1 for a mode or size it
  * does not handle. */
-int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, void *y, void *dy,
-                                     void *x, void *e, void *dx, int64_t n);
+int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, const void *y, const void *dy,
+                                     const void *x, const void *e, void *dx, int64_t n);
 
 /* y[i] of n dense elements for RELU, CLIPPED_RELU (clamped to coef) and IDENTITY; `propagate_nan` as
  * the descriptor's NaN option. Returns 0, or -1 for another mode or size. */
-int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, void *x, void *y,
+int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, const void *x, void *y,
                                     int64_t n);
 
 /* Softmax backward, elementwise step of one image given its sum `total`, n dense elements:
  * accurate/fast: dx = (dy - total) * y;  log: dx = dy - e * total with e = exp(y) (from NumPy). */
-int opemu_kernel_softmax_backward(int log, int size, double total, void *y, void *dy, void *e,
+int opemu_kernel_softmax_backward(int log, int size, double total, const void *y, const void *dy, const void *e,
                                   void *dx, int64_t n);
 
-/* Max-pooling backward over `planes` (n*c) 2-D planes: dx of each plane from x, y, dy, the window
- * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_plane between planes,
+/* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes: dx of each plane from x, y, dy, the window
+ * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_image between images,
+ * *_plane between planes,
  * *_row between rows; the w stride is 1. dy goes to the first element of its window, in row-major
  * order, that equals y; an input element's gradient is +0 plus the dy of each window that chose it, in
  * window-element order. dx must not overlap x, y or dy. Returns 0, or -1 for a size it does not handle. */
 struct opemu_pool_geometry {
     int64_t h, w, oh, ow;
     int64_t kh, kw, sh, sw, ph, pw;
-    int64_t x_plane, x_row, y_plane, y_row, dy_plane, dy_row, dx_plane, dx_row;
+    int64_t x_image, x_plane, x_row, y_image, y_plane, y_row, dy_image, dy_plane, dy_row, dx_image, dx_plane, dx_row;
 };
-int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, void *x, void *y,
-                                   void *dy, void *dx, int64_t planes);
+int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
+                                   const void *dy, void *dx, int64_t images, int64_t planes);
 
 /* One EMA-Adam step (python/opemu/ops/aclnn/apply_fused_ema_adam.py _step) on n dense elements of fp32
  * (dtype 0), fp16 (1) or bf16 (2) data, in place on var, m, v, s. k is the address of the fp32 constants b1, b2,
- * ema, eps, lr, wd, 1-b1, 1-b2, 1-ema, 1/c1, 1/c2. */
-int opemu_kernel_ema_adam(int dtype, int mode, void *k, void *grad, void *var, void *m,
+ * ema, eps, lr, wd, 1-b1, 1-b2, 1-ema, 1/c1, 1/c2. Returns 0; -2, touching nothing, when two of the
+ * arrays overlap (the reference's separate passes then give another result); -1 for another dtype. */
+int opemu_kernel_ema_adam(int dtype, int mode, const void *k, const void *grad, void *var, void *m,
                           void *v, void *s, int64_t n);
 
 /* The streaming floor of a memory-bound op: reads `inputs` arrays of n floats and writes `outputs`

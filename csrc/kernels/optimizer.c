@@ -127,11 +127,17 @@ static void run_f32(int mode, const float *k, const float *restrict grad, float 
 DEFINE_HALF_RUN(run_f16, half_to_float, float_to_half)
 DEFINE_HALF_RUN(run_bf16, bf16_to_float, float_to_bf16)
 
-int opemu_kernel_ema_adam(int dtype, int mode, void *constants, void *grad, void *var, void *m,
+int opemu_kernel_ema_adam(int dtype, int mode, const void *constants, const void *grad, void *var, void *m,
                           void *v, void *s, int64_t n)
 {
     typedef uint16_t h;
     const float *k = (const float *)constants;
+    const char *arrays[5] = {grad, var, m, v, s};
+    size_t bytes = (size_t)n * (dtype == 0 ? 4 : 2);
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (arrays[i] < arrays[j] + bytes && arrays[j] < arrays[i] + bytes)
+                return -2;
     switch (dtype) {
     case 0:
         run_f32(mode, k, (const float *)grad, (float *)var, (float *)m, (float *)v, (float *)s, n);

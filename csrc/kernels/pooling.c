@@ -93,18 +93,20 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
 DEFINE_POOL(float, f32)
 DEFINE_POOL(double, f64)
 
-int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, void *x, void *y,
-                                   void *dy, void *dx, int64_t planes)
+int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
+                                   const void *dy, void *dx, int64_t images, int64_t planes)
 {
     if (size != 4 && size != 8)
         return -1;
-    for (int64_t p = 0; p < planes; p++) {
-        if (size == 4)
-            plane_f32(g, (const float *)x + p * g->x_plane, (const float *)y + p * g->y_plane,
-                      (const float *)dy + p * g->dy_plane, (float *)dx + p * g->dx_plane);
-        else
-            plane_f64(g, (const double *)x + p * g->x_plane, (const double *)y + p * g->y_plane,
-                      (const double *)dy + p * g->dy_plane, (double *)dx + p * g->dx_plane);
-    }
+    for (int64_t n = 0; n < images; n++)
+        for (int64_t c = 0; c < planes; c++) {
+            int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
+            int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+            if (size == 4)
+                plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo);
+            else
+                plane_f64(g, (const double *)x + xo, (const double *)y + yo, (const double *)dy + dyo,
+                          (double *)dx + dxo);
+        }
     return 0;
 }

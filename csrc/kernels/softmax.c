@@ -20,7 +20,7 @@
 DEFINE_SOFTMAX(float, f32)
 DEFINE_SOFTMAX(double, f64)
 
-int opemu_kernel_softmax_backward(int log, int size, double total, void *y, void *dy, void *e,
+int opemu_kernel_softmax_backward(int log, int size, double total, const void *y, const void *dy, const void *e,
                                   void *dx, int64_t n)
 {
     if (size == 4)

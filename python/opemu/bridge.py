@@ -122,8 +122,9 @@ class _Phase1:
             return error
         layout = [(False, i, name, device.geometry(getattr(a, name)))
                   for i, name in enumerate(op.inputs) if getattr(a, name) is not None]
+        twins = {op.outputs[j] for _, j in self.twins}  # a Ref parameter's input view serves as its output
         layout += [(True, i, name, device.geometry(getattr(a, name)))
-                   for i, name in enumerate(op.outputs) if getattr(a, name) is not None]
+                   for i, name in enumerate(op.outputs) if getattr(a, name) is not None and name not in twins]
         return a, layout, nbytes
 
     def __call__(self, *cargs):

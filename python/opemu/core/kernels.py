@@ -62,9 +62,6 @@ def null():
     return device.ffi.NULL
 
 
-def integer(pointer):
-    return int(device.ffi.cast("uintptr_t", pointer))
-
 
 def dense(*arrays):
     """True when the arrays are C-contiguous and of the one float type the kernels take (float32/64)."""

@@ -91,14 +91,12 @@ class ApplyFusedEmaAdam(AclnnOp):
             return
         r1, r2 = _reciprocal_corrections(a.scalars[0], a.scalars[1], int(v["step"][0]), a.biasCorrection)
         parts = parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1
-        addresses = _c_addresses(arrays)
-        if addresses and parts == 1:  # a small dense update: one kernel call, nothing to split
-            _c_kernel().opemu_kernel_ema_adam(_C_TYPES[arrays[0].dtype], a.mode, kernels.address(_c_constants(a.scalars, r1, r2)),
-                                              *addresses, arrays[0].size)
-            return
+        c = _c_applies(arrays)
+        if c and parts == 1 and _c_call(_c_constants(a.scalars, r1, r2), a.mode, arrays):
+            return  # a small dense update: one kernel call
         k = _Constants(*a.scalars, r1, r2, a.mode)
         jobs = _split(list(_pieces(arrays)), parts)
-        parallel.run(_c_pieces if addresses is not None else _run_pieces, [(job, k) for job in jobs])
+        parallel.run(_c_pieces if c else _run_pieces, [(job, k) for job in jobs])
 
 
 @functools.lru_cache(maxsize=64)
@@ -171,25 +169,17 @@ def _split(pieces, parts):
 _C_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(ml_dtypes.bfloat16): 2}
 
 
-def _c_kernel():
-    return kernels.lib()
+def _c_applies(arrays):
+    return arrays[0].dtype in _C_TYPES and kernels.lib() is not None
 
 
-def _c_addresses(arrays):
-    """The arrays' addresses when the C kernel applies: fp32/fp16/bf16 and no two arrays overlapping (the
-    kernel does each element's whole step at once, which is the reference's result only then), [] when it
-    applies to arrays that are not all contiguous (their pieces are passed), else None."""
-    if arrays[0].dtype not in _C_TYPES or _c_kernel() is None:
-        return None
-    if all(x.flags.c_contiguous for x in arrays):
-        pointers = [kernels.address(x) for x in arrays]
-        spans = sorted((kernels.integer(p), x.nbytes) for p, x in zip(pointers, arrays))
-        if any(start + size > spans[i + 1][0] for i, (start, size) in enumerate(spans[:-1])):
-            return None
-        return pointers
-    if any(np.may_share_memory(p, q) for i, p in enumerate(arrays) for q in arrays[i + 1:]):
-        return None
-    return []
+def _c_call(constants, mode, piece):
+    """The kernel on one piece; False when it does not apply (a non-contiguous piece, or arrays that
+    overlap: the kernel does each element's whole step at once, the reference's result only without)."""
+    if not all(x.flags.c_contiguous for x in piece):
+        return False
+    return kernels.lib().opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], mode, kernels.address(constants),
+                                               *[kernels.address(x) for x in piece], piece[0].size) == 0
 
 
 @functools.lru_cache(maxsize=64)
@@ -201,13 +191,9 @@ def _c_constants(scalars, r1, r2):
 
 
 def _c_pieces(pieces, k):
-    lib = _c_kernel()
     for piece in pieces:
-        if not all(x.flags.c_contiguous for x in piece):
+        if not _c_call(k.c, k.mode, piece):
             _run_pieces([piece], k)
-            continue
-        lib.opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], k.mode, kernels.address(k.c), *[kernels.address(x) for x in piece],
-                                  piece[0].size)
 
 
 def _run_pieces(pieces, k):
