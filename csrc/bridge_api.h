@@ -10,6 +10,14 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "acl/acl.h"
+/* Every AscendCL header acl.h does not pull in: their types appear in entry points too. */
+#include "acl/acl_dump.h"
+#include "acl/acl_platform.h"
+#include "acl/acl_prof.h"
+#include "acl/acl_rt_memory_soma.h"
+#include "acl/acl_tdt.h"
+#include "acl/acl_tdt_queue.h"
+#include "acl/acl_op_compiler.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
 #include "kernels/kernels.h"
@@ -82,7 +90,8 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_POOLING = 16,
     OPEMU_KIND_MCDNN_LRN = 17,
     OPEMU_KIND_MCDNN_DROPOUT = 18,
-    OPEMU_KIND_MCDNN_SPATIAL_TF = 19
+    OPEMU_KIND_MCDNN_SPATIAL_TF = 19,
+    OPEMU_KIND_STREAM_CONFIG = 40
 };
 int opemu_handle_is(const void *handle, int kind);
 
