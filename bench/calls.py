@@ -3,12 +3,11 @@ tiny aclnn two-phase calls (phase 1 + phase 2 + stream sync) and tiny mcDNN call
 timed from C (bench/c/call_overhead.cpp); the first call of a fresh process; an opemu.api call."""
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-from common import HERE, build, row, run
+from common import HERE, build, median_seconds, row, run
 from opemu import api
 
 TINY_ACLNN_US, TINY_MCDNN_US, API_US, FIRST_MS = 15, 20, 50, 250
@@ -22,14 +21,7 @@ def api_call_us(n=2000):
     def call():
         api.call("aclnnApplyFusedEmaAdam", step=step, lr=1e-3, emaDecay=0.99, beta1=0.9, beta2=0.999, eps=1e-8, mode=1,
                  biasCorrection=True, weightDecay=0.01, **arrays)
-    for _ in range(100):
-        call()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+    return median_seconds(call, repeat=n, warmup=100) * 1e6
 
 
 def main():

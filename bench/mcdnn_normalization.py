@@ -36,8 +36,8 @@ def main():
     S, B, RM, RV, SM, SI, DS, DB = (device(v) for v in (weight, bias, np.zeros(C), np.ones(C), np.zeros(C),
                                                         np.zeros(C), np.zeros(C), np.zeros(C)))
     eps, factor = ctypes.c_double(1e-5), ctypes.c_double(0.1)
-    print("BN target <= %.1f, sampler backward target <= %.1f (torch on %d threads)"
-          % (BN_TARGET, SAMPLER_TARGET, torch.get_num_threads()), flush=True)
+    print("BN forward training + backward target <= %.1f, backward routines <= %.1f (torch on %d threads)"
+          % (BN_TARGET, BACKWARD_TARGET, torch.get_num_threads()), flush=True)
 
     def bn_forward():
         check(lib().mcdnnBatchNormalizationForwardTraining(h, 1, one, zero, d, X, d, Y, p, S, B, factor, RM, RV, eps,

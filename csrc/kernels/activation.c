@@ -8,6 +8,13 @@
 #include <string.h>
 #include "kernels.h"
 
+/* IDENTITY: the values as they are (in place: nothing to do) */
+static void copy(void *to, const void *from, size_t bytes)
+{
+    if (to != from)
+        memmove(to, from, bytes);
+}
+
 #define DEFINE_ACTIVATION(T, SUFFIX)                                                               \
     static int backward_##SUFFIX(int mode, T coef, T beta, const T *y, const T *dy, const T *x, const T *e,  \
                                  T *dx, int64_t n)                                                        \
@@ -56,8 +63,7 @@
             }                                                                                             \
             return 0;                                                                                     \
         case OPEMU_ACT_IDENTITY:                                                                          \
-            if (dx != dy)                                                                                 \
-                memmove(dx, dy, (size_t)n * sizeof(T));                                                   \
+            copy(dx, dy, (size_t)n * sizeof(T));                                                          \
             return 0;                                                                                     \
         }                                                                                                 \
         return -1;                                                                                        \
@@ -88,8 +94,7 @@
                     y[i] = fmin_##SUFFIX(fmax_##SUFFIX(x[i], 0), coef);                                   \
             return 0;                                                                                     \
         case OPEMU_ACT_IDENTITY:                                                                          \
-            if (x != y)                                                                                   \
-                memmove(y, x, (size_t)n * sizeof(T));                                                     \
+            copy(y, x, (size_t)n * sizeof(T));                                                            \
             return 0;                                                                                     \
         }                                                                                                 \
         return -1;                                                                                        \
