@@ -1,4 +1,6 @@
 """Phase-1 checks with opbase's messages (op_error_check.h), shared by every aclnn operator."""
+import functools
+
 from opemu.core import dtypes
 from opemu.core.status import param_invalid, param_nullptr
 
@@ -103,5 +105,10 @@ _PRIVATE_FORMATS = ("NC1HWC0", "FRACTAL_Z", "NC1HWC0_C04", "FRACTAL_NZ", "NDC1HW
 
 def is_private_format(code):
     """op::IsPrivateFormat: the hardware's blocked layouts (C0 / fractal), as opposed to ND-like ones."""
+    return code in _private_format_codes()
+
+
+@functools.lru_cache(maxsize=None)
+def _private_format_codes():
     names = ["ACL_FORMAT_" + n for n in _PRIVATE_FORMATS] + ["ACL_FRACTAL_Z_3D"]
-    return any(dtypes.ACL_FORMAT.get(n) == code for n in names)
+    return frozenset(dtypes.ACL_FORMAT[n] for n in names if n in dtypes.ACL_FORMAT)
