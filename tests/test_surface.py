@@ -89,7 +89,7 @@ def test_operators_declared_by_header_get_the_vendor_header_name():
 
 def unsupported_status(family):
     mcdnn = enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")
-    mc = enum("mcr/mc_runtime_api.h", "mcError_t")
+    mc = enum("mcr/mc_runtime_types.h", "mcError_t")
     return {"aclnn": ACLNN["ACLNN_ERR_RUNTIME_ERROR"], "acl": ACL["ACL_ERROR_API_NOT_SUPPORT"],
             "mcdnn": mcdnn["MCDNN_STATUS_NOT_SUPPORTED"], "mc": mc["mcErrorNotSupported"]}[family]
 
