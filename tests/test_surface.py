@@ -212,3 +212,17 @@ def test_every_header_compiles_alone_with_wall_werror(language, tmp_path):
                             capture_output=True, text=True)
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert failed == [], result.stderr[-4000:]
+
+
+def test_the_implemented_list_names_exactly_the_registered_implementations():
+    """implemented.py routes calls into Python at build time; the registries implement them at run time."""
+    from opemu import implemented, ops
+    from opemu.core.mcdnn import OPS as MCDNN_OPS
+    from opemu.core.op import OPS
+    from opemu.ops.mcblas import ROUTINES
+    ops.load_all()
+    assert implemented.ACLNN_OPERATORS == set(OPS)
+    assert implemented.MCDNN == set(MCDNN_OPS)
+    assert implemented.MCBLAS == set(ROUTINES)
+    table = support.entry_points()
+    assert {n for n, m in table.items() if m["implemented_in"] == "python"} == implemented.python_entry_points()
