@@ -16,8 +16,6 @@
 #define GRANULARITY (2ULL << 20)
 #define MAX_MAPPINGS 4096
 
-/* Handle kinds of this file, far from the shared OPEMU_KIND_* numbers (bridge_api.h). */
-enum { KIND_RESERVATION = 0x7601, KIND_PHYSICAL = 0x7602 };
 
 typedef struct physical {
     int fd;
@@ -66,7 +64,7 @@ static void register_runs(reservation *r, int add)
         while (j < r->n_maps && r->maps[j].start == r->maps[j - 1].start + r->maps[j - 1].size)
             size += r->maps[j++].size;
         if (add)
-            opemu_memory_register((void *)r->maps[i].start, size, r->device);
+            opemu_memory_register((void *)r->maps[i].start, size, r->device, OPEMU_BORROWED_MAPPING);
         else
             opemu_memory_unregister((void *)r->maps[i].start);
         i = j;
@@ -160,7 +158,7 @@ OPEMU_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t 
     r->next = reservations;
     reservations = r;
     pthread_mutex_unlock(&lock);
-    opemu_handle_add((void *)start, KIND_RESERVATION);
+    opemu_handle_add((void *)start, OPEMU_KIND_VIRTUAL_RANGE);
     *virPtr = (void *)start;
     return ACL_SUCCESS;
 }
@@ -169,7 +167,7 @@ OPEMU_EXPORT aclError aclrtReleaseMemAddress(void *virPtr)
 {
     if (virPtr == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtReleaseMemAddress: virPtr is null");
-    if (!known(virPtr, KIND_RESERVATION))
+    if (!known(virPtr, OPEMU_KIND_VIRTUAL_RANGE))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "aclrtReleaseMemAddress: %p is not the start of a range aclrtReserveMemAddress reserved",
                           virPtr);
@@ -226,7 +224,7 @@ OPEMU_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size
     p->fd = fd;
     p->size = size;
     p->device = device;
-    opemu_handle_add(p, KIND_PHYSICAL);
+    opemu_handle_add(p, OPEMU_KIND_PHYSICAL_MEMORY);
     *handle = p;
     return ACL_SUCCESS;
 }
@@ -235,7 +233,7 @@ OPEMU_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
 {
     if (handle == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFreePhysical: handle is null");
-    if (!known(handle, KIND_PHYSICAL))
+    if (!known(handle, OPEMU_KIND_PHYSICAL_MEMORY))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "aclrtFreePhysical: %p is not a live handle from aclrtMallocPhysical", handle);
     physical *p = handle;
@@ -259,7 +257,7 @@ OPEMU_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclr
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: size must be positive");
     if (flags != 0)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: flags %llu must be 0", (unsigned long long)flags);
-    if (!known(handle, KIND_PHYSICAL))
+    if (!known(handle, OPEMU_KIND_PHYSICAL_MEMORY))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtMapMem: %p is not a live handle from aclrtMallocPhysical",
                           handle);
     physical *p = handle;
