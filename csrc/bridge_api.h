@@ -93,7 +93,8 @@ enum opemu_kind {
     OPEMU_KIND_STREAM_CONFIG = 40,
     OPEMU_KIND_ALLOCATOR_DESC = 41,
     OPEMU_KIND_VIRTUAL_RANGE = 42,
-    OPEMU_KIND_PHYSICAL_MEMORY = 43
+    OPEMU_KIND_PHYSICAL_MEMORY = 43,
+    OPEMU_KIND_EXCEPTION_INFO = 44
 };
 int opemu_handle_is(const void *handle, int kind);
 
