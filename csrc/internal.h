@@ -26,6 +26,17 @@ void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tenso
 void opemu_trace_end(opemu_trace *t, long long status, const void *returned);
 size_t opemu_handle_count(int kind);
 
+/* A line flagged "not_supported" for a function with no emulation (its shim records no arguments). */
+void opemu_trace_unsupported(const char *function, int status);
+
+/* ---- functions opemu exports but does not emulate (unsupported.c) ---- */
+/* Records the not-supported message for `function` (declared in `header`, "" when no public header
+ * does) the family's way, flags the trace, warns once per process; returns `status`. */
+int opemu_not_supported(int status, const char *function, const char *header);
+/* `text` (a status's fixed description), followed by the thread's last not-supported message when
+ * `status` is what that call returned: how mcGetErrorString and friends name the function. */
+const char *opemu_status_text(int status, const char *text);
+
 /* ---- errors and log (errors.c) ---- */
 /* Records `code`'s message for aclGetRecentErrMsg and the log, returns `code`. */
 int opemu_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -110,6 +121,8 @@ int opemu_memory_charge(int32_t device, int64_t bytes);
 /* ---- MACA runtime (mc_runtime.c) ---- */
 /* The calling thread's MACA device (mcSetDevice; 0 until then). */
 int opemu_mc_current_device(void);
+/* Makes `code` the thread's sticky MACA runtime error (mcGetLastError), as a failed mc call does. */
+void opemu_mc_set_last_error(int code);
 
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);

@@ -53,6 +53,8 @@ static mcError_t from_runtime(int code, const char *api)
 
 int opemu_mc_current_device(void) { return current_device; }
 
+void opemu_mc_set_last_error(int code) { last_error = (mcError_t)code; }
+
 static opemu_context *mc_context(void) { return opemu_primary_context(current_device); }
 
 /* The stream an mc call names: 0 is the current device's default (NULL) stream. */
@@ -117,7 +119,7 @@ OPEMU_EXPORT const char *mcGetErrorString(mcError_t error)
 {
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
         if (errors[i].code == error)
-            return errors[i].text;
+            return opemu_status_text(error, errors[i].text);
     return "unrecognized error code";
 }
 

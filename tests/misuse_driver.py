@@ -74,7 +74,7 @@ def scenarios(abi, rng, examples, buffers):
 
 def main(seed, examples, start):
     lib = ctypes.CDLL(str(opemu.prefix() / "lib64" / "libopemu.so"))
-    table = support.entry_points()
+    table = support.c_entry_points()
     names = sorted(table)
     rng = np.random.default_rng(seed)
     buffers = [ctypes.create_string_buffer(BUFFER) for _ in range(9)]
