@@ -123,19 +123,17 @@ OPEMU_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t 
     if (flags > 1) /* 1 is kept for compatibility with early releases */
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtReserveMemAddress: flags %llu must be 0",
                           (unsigned long long)flags);
-    if (size % GRANULARITY != 0)
-        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "aclrtReserveMemAddress: size %zu is not a multiple of the granularity %llu", size,
-                          GRANULARITY);
     if (alignment != 0 && (alignment & (alignment - 1)) != 0)
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtReserveMemAddress: alignment %zu is not a power of 2",
                           alignment);
     opemu_context *ctx = opemu_current_context();
     if (ctx == NULL)
         return ACL_ERROR_RT_CONTEXT_NULL;
+    /* the range is whole granules (callers such as llama.cpp reserve the device's total memory,
+     * whatever its size); mappings inside it are granule-aligned */
     uint64_t align = alignment > GRANULARITY ? alignment : GRANULARITY;
     uint64_t span;
-    if (__builtin_add_overflow((uint64_t)size, align, &span) || span > (1ULL << 47))
+    if (size > (1ULL << 47) || __builtin_add_overflow((uint64_t)size, align, &span) || span > (1ULL << 47))
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtReserveMemAddress: cannot reserve %zu bytes", size);
     /* expectPtr is a hint: the range starts there when that part of the address space is free */
     void *base = mmap(expectPtr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -147,12 +145,12 @@ OPEMU_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t 
     /* give back the alignment slack on both sides */
     if (start > (uintptr_t)base)
         munmap(base, start - (uintptr_t)base);
-    uintptr_t end = (uintptr_t)base + span;
-    if (end > start + size)
-        munmap((void *)(start + size), end - (start + size));
+    uintptr_t end = (uintptr_t)base + span, kept = start + (size + GRANULARITY - 1) / GRANULARITY * GRANULARITY;
+    if (end > kept)
+        munmap((void *)kept, end - kept);
     reservation *r = calloc(1, sizeof *r);
     r->start = start;
-    r->size = size;
+    r->size = (size + GRANULARITY - 1) / GRANULARITY * GRANULARITY;
     r->device = ctx->device;
     pthread_mutex_lock(&lock);
     r->next = reservations;

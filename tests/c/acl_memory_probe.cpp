@@ -228,7 +228,7 @@ static const probe_cases cases = {
          EXPECT_EQ(aclrtSetDevice(0), 0);
          aclrtPhysicalMemProp prop = device_prop();
          void* va = nullptr;
-         EXPECT_EQ(aclrtReserveMemAddress(&va, 8 * MiB, 0, nullptr, 0), ACL_SUCCESS);
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 7 * MiB + 1, 0, nullptr, 1), ACL_SUCCESS);  // whole granules: 8 MiB
          EXPECT_EQ((uintptr_t)va % (2 * MiB), 0);
          aclrtDrvMemHandle h1 = nullptr, h2 = nullptr;
          EXPECT_EQ(aclrtMallocPhysical(&h1, 2 * MiB, &prop, 0), ACL_SUCCESS);
@@ -320,7 +320,9 @@ static const probe_cases cases = {
          EXPECT_EQ(aclrtReserveMemAddress(nullptr, 2 * MiB, 0, nullptr, 0), ACL_ERROR_INVALID_PARAM);
          EXPECT_EQ(aclrtReserveMemAddress(&va, 0, 0, nullptr, 0), ACL_ERROR_INVALID_PARAM);
          EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 0, nullptr, 2), ACL_ERROR_INVALID_PARAM);
-         EXPECT_EQ(aclrtReserveMemAddress(&va, MiB, 0, nullptr, 0), ACL_ERROR_RT_PARAM_INVALID);
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 0, nullptr, 0), ACL_SUCCESS);
+         EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_SUCCESS);
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 3 * MiB, nullptr, 0), ACL_ERROR_RT_PARAM_INVALID);
          EXPECT_EQ(aclrtReserveMemAddress(&va, SIZE_MAX - (2 * MiB - 1), 0, nullptr, 0), ACL_ERROR_RT_MEMORY_ALLOCATION);
          EXPECT_EQ(aclrtReserveMemAddress(&va, 4 * MiB, 0, nullptr, 0), ACL_SUCCESS);
          aclrtDrvMemHandle h = nullptr;
