@@ -132,25 +132,23 @@ OPEMU_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t 
     /* the range is whole granules (callers such as llama.cpp reserve the device's total memory,
      * whatever its size); mappings inside it are granule-aligned */
     uint64_t align = alignment > GRANULARITY ? alignment : GRANULARITY;
-    uint64_t span;
-    if (size > (1ULL << 47) || __builtin_add_overflow((uint64_t)size, align, &span) || span > (1ULL << 47))
+    if (size > (1ULL << 47) || align > (1ULL << 46))
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtReserveMemAddress: cannot reserve %zu bytes", size);
+    uint64_t whole = (size + GRANULARITY - 1) / GRANULARITY * GRANULARITY;
+    uint64_t span = whole + align; /* room to align the start, given back below */
     /* expectPtr is a hint: the range starts there when that part of the address space is free */
     void *base = mmap(expectPtr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtReserveMemAddress: cannot reserve %zu bytes", size);
     uintptr_t start = ((uintptr_t)base + align - 1) & ~(uintptr_t)(align - 1);
-    if (expectPtr == base)
-        start = (uintptr_t)base;
-    /* give back the alignment slack on both sides */
+    uintptr_t end = (uintptr_t)base + span, kept = start + whole;
     if (start > (uintptr_t)base)
         munmap(base, start - (uintptr_t)base);
-    uintptr_t end = (uintptr_t)base + span, kept = start + (size + GRANULARITY - 1) / GRANULARITY * GRANULARITY;
     if (end > kept)
         munmap((void *)kept, end - kept);
     reservation *r = calloc(1, sizeof *r);
     r->start = start;
-    r->size = (size + GRANULARITY - 1) / GRANULARITY * GRANULARITY;
+    r->size = whole;
     r->device = ctx->device;
     pthread_mutex_lock(&lock);
     r->next = reservations;

@@ -49,3 +49,9 @@ def test_versions_come_from_version_info_files(api_probe, version_files):
 
 def test_every_case_is_collected(api_probe):
     assert run_program(api_probe, "--list").stdout.split() == probe_cases()
+
+
+def test_cpp_overloads_of_acl_rt_api_forward(build_dir):
+    program = ops_nn_compile(ROOT / "tests" / "c" / "acl_rt_api_probe.cpp", build_dir / "acl_rt_api_probe")
+    result = run_program(program, "typed_and_timeout_overloads_forward")
+    assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
