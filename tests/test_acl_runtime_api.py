@@ -3,10 +3,11 @@ timeouts, versions, stream configuration and attributes, host functions, event w
 timestamps, device queries, peer access, host registration, pointer attributes, memory usage and
 the allocator registry, probed from C (tests/c/acl_runtime_api_probe.cpp)."""
 import re
+import subprocess
 
 import pytest
 
-from conftest import ROOT, ops_nn_compile, run_program
+from conftest import ROOT, ops_nn_compile, run_program, toolkit
 
 SOURCE = ROOT / "tests" / "c" / "acl_runtime_api_probe.cpp"
 # Cases that need an environment of their own.
@@ -54,4 +55,14 @@ def test_every_case_is_collected(api_probe):
 def test_cpp_overloads_of_acl_rt_api_forward(build_dir):
     program = ops_nn_compile(ROOT / "tests" / "c" / "acl_rt_api_probe.cpp", build_dir / "acl_rt_api_probe")
     result = run_program(program, "typed_and_timeout_overloads_forward")
+    assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
+
+
+def test_compile_options_are_kept(build_dir):
+    home, program = toolkit(), build_dir / "acl_op_compiler_probe"
+    command = ["g++", str(ROOT / "tests" / "c" / "acl_op_compiler_probe.cpp"), "-Wall", "-Werror", "-o", str(program),
+               "-I", "%s/include" % home, "-L", "%s/lib64" % home, "-lacl_op_compiler", "-lascendcl"]
+    built = subprocess.run(command, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    result = run_program(program, "compile_options_are_kept")
     assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
