@@ -101,7 +101,10 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_ALGORITHM_PERF = 26,
     OPEMU_KIND_STREAM_CONFIG = 60,
     OPEMU_KIND_EXCEPTION_INFO = 61,
-    OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
+    OPEMU_KIND_ALLOCATOR_DESC = 62,
+    OPEMU_KIND_VIRTUAL_RANGE = 63,
+    OPEMU_KIND_MCBLAS_HANDLE = 64, /* apart from the small numbers other families add */
+    OPEMU_KIND_PHYSICAL_MEMORY = 65
 };
 int opemu_handle_is(const void *handle, int kind);
 

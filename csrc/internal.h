@@ -98,7 +98,7 @@ typedef struct opemu_allocation {
     int32_t device;
     int32_t kind;
     opemu_shadow *shadow; /* the sanitizer's bookkeeping (OPEMU_STRICT=1), else NULL */
-    int32_t borrowed;     /* memory the registry does not own (a virtual-memory mapping, vmm.c) */
+    int32_t borrowed;     /* memory the registry does not own: an OPEMU_BORROWED_* source, else 0 */
 } opemu_allocation;
 /* Copies the live allocation containing `address` into *out; returns 1 when found. */
 int opemu_memory_find(const void *address, opemu_allocation *out);
@@ -109,9 +109,11 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
 /* Releases the allocation of `kind` starting at ptr; 0, or -1 when ptr is no such allocation's start. */
 int opemu_memory_free(void *ptr, int kind);
 uint64_t opemu_memory_used(int32_t device);
+uint64_t opemu_memory_peak(int32_t device);
 /* Registers memory someone else owns (a mapped virtual range) as device memory of `device`, so
  * kernels and copies accept it; unregistering forgets it without freeing. */
-int opemu_memory_register(void *start, uint64_t size, int32_t device);
+enum { OPEMU_BORROWED_MAPPING = 1 /* vmm.c */, OPEMU_BORROWED_HOST = 2 /* aclrtHostRegister */ };
+int opemu_memory_register(void *start, uint64_t size, int32_t device, int borrowed);
 void opemu_memory_unregister(void *start);
 /* Counts `bytes` (negative: gives back) against the device's memory; -1 when it does not fit. */
 int opemu_memory_charge(int32_t device, int64_t bytes);
@@ -127,6 +129,10 @@ const char *opemu_mc_unsupported_reason(const char *function);
 
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
+
+/* ---- device queries (device_query.c) ---- */
+/* A kernel starts (+1) or ends (-1) on `device`: what aclrtGetDeviceUtilizationRate samples. */
+void opemu_device_busy(int32_t device, int delta);
 
 /* ---- device faults (diagnostics.c) ---- */
 /* A task on `device` faulted with `code`: calls the app's exception callbacks. */
