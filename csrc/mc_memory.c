@@ -270,9 +270,8 @@ OPEMU_EXPORT mcError_t mcMallocPitch(void **devPtr, size_t *pitch, size_t width,
 {
     if (devPtr == NULL || pitch == NULL)
         return mc_fail(mcErrorInvalidValue, "mcMallocPitch: devPtr and pitch must not be null");
-    size_t rounded, bytes;
-    if (width > SIZE_MAX - PITCH_ALIGNMENT || __builtin_mul_overflow(rounded = ALIGN_UP(width, PITCH_ALIGNMENT),
-                                                                     height, &bytes))
+    size_t rounded = width <= SIZE_MAX - PITCH_ALIGNMENT ? ALIGN_UP(width, PITCH_ALIGNMENT) : 0, bytes;
+    if (rounded < width || __builtin_mul_overflow(rounded, height, &bytes))
         return mc_fail(mcErrorMemoryAllocation, "mcMallocPitch: %zu rows of %zu bytes cannot be allocated (the size "
                        "wraps)", height, width);
     *pitch = rounded;
