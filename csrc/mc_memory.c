@@ -200,7 +200,7 @@ OPEMU_EXPORT mcError_t mcMallocManaged(void **devPtr, size_t size, unsigned int 
     if (flags != mcMemAttachGlobal && flags != mcMemAttachHost)
         return mc_fail(mcErrorInvalidValue, "mcMallocManaged: flags must be mcMemAttachGlobal or mcMemAttachHost, "
                        "got %#x", flags);
-    mcError_t rc = mc_device_malloc(devPtr, size, "mcMallocManaged");
+    mcError_t rc = mc_device_malloc(devPtr, size, mc_context()->device, "mcMallocManaged");
     if (rc)
         return rc;
     pthread_mutex_lock(&lock);
@@ -279,7 +279,7 @@ OPEMU_EXPORT mcError_t mcMallocPitch(void **devPtr, size_t *pitch, size_t width,
         *devPtr = NULL;
         return mcSuccess;
     }
-    return mc_device_malloc(devPtr, bytes, "mcMallocPitch");
+    return mc_device_malloc(devPtr, bytes, mc_context()->device, "mcMallocPitch");
 }
 
 /* An asynchronous call names a live stream before anything else is looked at (either way the
