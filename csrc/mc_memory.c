@@ -200,7 +200,7 @@ OPEMU_EXPORT mcError_t mcMallocManaged(void **devPtr, size_t size, unsigned int 
     if (flags != mcMemAttachGlobal && flags != mcMemAttachHost)
         return mc_fail(mcErrorInvalidValue, "mcMallocManaged: flags must be mcMemAttachGlobal or mcMemAttachHost, "
                        "got %#x", flags);
-    mcError_t rc = mc_device_malloc(devPtr, size, "mcMallocManaged");
+    mcError_t rc = mc_device_malloc(devPtr, size, mc_context()->device, "mcMallocManaged");
     if (rc)
         return rc;
     pthread_mutex_lock(&lock);
@@ -270,9 +270,8 @@ OPEMU_EXPORT mcError_t mcMallocPitch(void **devPtr, size_t *pitch, size_t width,
 {
     if (devPtr == NULL || pitch == NULL)
         return mc_fail(mcErrorInvalidValue, "mcMallocPitch: devPtr and pitch must not be null");
-    size_t rounded, bytes;
-    if (width > SIZE_MAX - PITCH_ALIGNMENT || __builtin_mul_overflow(rounded = ALIGN_UP(width, PITCH_ALIGNMENT),
-                                                                     height, &bytes))
+    size_t rounded = width <= SIZE_MAX - PITCH_ALIGNMENT ? ALIGN_UP(width, PITCH_ALIGNMENT) : 0, bytes;
+    if (rounded < width || __builtin_mul_overflow(rounded, height, &bytes))
         return mc_fail(mcErrorMemoryAllocation, "mcMallocPitch: %zu rows of %zu bytes cannot be allocated (the size "
                        "wraps)", height, width);
     *pitch = rounded;
@@ -280,7 +279,7 @@ OPEMU_EXPORT mcError_t mcMallocPitch(void **devPtr, size_t *pitch, size_t width,
         *devPtr = NULL;
         return mcSuccess;
     }
-    return mc_device_malloc(devPtr, bytes, "mcMallocPitch");
+    return mc_device_malloc(devPtr, bytes, mc_context()->device, "mcMallocPitch");
 }
 
 /* An asynchronous call names a live stream before anything else is looked at (either way the
