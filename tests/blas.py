@@ -67,7 +67,8 @@ class Buffer:
     def __init__(self, count, dtype, fill=np.nan, values=None):
         self.dtype = np.dtype(dtype)
         self.count = max(int(count), 1)
-        host = np.full(self.count, fill if self.dtype.kind in "fcV" or self.dtype == TYPES["B"] else 0).astype(self.dtype)
+        floating = self.dtype.kind in "fc" or self.dtype == TYPES["B"]
+        host = np.full(self.count, fill if floating else 0).astype(self.dtype)
         if values is not None:
             host[:len(values)] = values
         self.address = c_void_p()

@@ -147,8 +147,8 @@ def test_rot_applies_the_plane_rotation(handle, mode, name, letter, s_letter):
     c = 0.6
     s = 0.8 if TYPES[s_letter].kind != "c" else 0.48 + 0.64j
     dx, dy = vector(x, TYPES[letter], 1), vector(y, TYPES[letter], 2)
-    assert call("mcblas" + name, handle.handle, n, dx.pointer, 1, dy.pointer, 2, scalar_arg(c, REAL[letter], mode, keep),
-                scalar_arg(s, s_letter, mode, keep)) == 0
+    cos, sin = scalar_arg(c, REAL[letter], mode, keep), scalar_arg(s, s_letter, mode, keep)
+    assert call("mcblas" + name, handle.handle, n, dx.pointer, 1, dy.pointer, 2, cos, sin) == 0
     close(read_vector(dx, n, 1), c * x + s * y, letter)
     close(read_vector(dy, n, 2), c * y - np.conj(s) * x, letter)
 

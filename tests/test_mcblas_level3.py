@@ -47,7 +47,8 @@ def stored(trans, rows, cols):
 def test_gemm(handle, letter, transa, transb):
     m, n, k = 5, 4, 6
     lda, ldb, ldc = stored(transa, m, k)[0] + 2, stored(transb, k, n)[0] + 1, m + 3
-    a, b, c = random(stored(transa, m, k), letter, 1), random(stored(transb, k, n), letter, 2), random((m, n), letter, 3)
+    a, b = random(stored(transa, m, k), letter, 1), random(stored(transb, k, n), letter, 2)
+    c = random((m, n), letter, 3)
     t = TYPES[letter]
     da, db, dc = matrix(a, t, lda), matrix(b, t, ldb), matrix(c, t, ldc)
     alpha, beta = (0.5 + 0.25j, -1.5j) if t.kind == "c" else (0.5, -1.5)
