@@ -127,7 +127,8 @@ class Function:
         return text
 
     def family(self):
-        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mc", "mc"), ("acl", "acl")):
+        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"),
+                               ("acl", "acl")):
             if self.name.startswith(prefix) or self.name.startswith(prefix.capitalize()):
                 return family
         return "other"
@@ -188,6 +189,23 @@ def pointer_typedefs(ast):
 
 
 POINTER_TYPEDEFS = set()
+AGGREGATES = set()  # names of struct/union types passed or returned by value (`struct mcExtent`, dim3 …)
+
+
+def aggregate_types(ast):
+    """Type spellings that denote a struct or union value: typedef names and `struct X` forms."""
+    names = set()
+    for node in ast.ext:
+        if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl):
+            inner = node.type.type
+            if isinstance(inner, (c_ast.Struct, c_ast.Union)):
+                names.add(node.name)
+            elif isinstance(inner, c_ast.IdentifierType) and " ".join(inner.names) in names:
+                names.add(node.name)
+        declared = node.type if isinstance(node, c_ast.Decl) else None
+        if isinstance(declared, (c_ast.Struct, c_ast.Union)) and declared.name:
+            names.add("%s %s" % ("struct" if isinstance(declared, c_ast.Struct) else "union", declared.name))
+    return names
 INTEGERS = {"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64", "uint8_t": "u8", "uint16_t": "u16",
             "uint32_t": "u32", "uint64_t": "u64", "size_t": "u64", "int": "i32", "unsigned int": "u32",
             "char": "i8", "long": "i64", "unsigned long": "u64", "_Bool": "bool", "bool": "bool", "float": "f32",
@@ -231,6 +249,8 @@ def trace_argument(name, ctype):
     bare = ctype.replace("const ", "").replace(name, "").strip()
     if bare in POINTER_TYPEDEFS:
         bare += " *"
+    if bare in AGGREGATES:
+        return "opemu_trace_pointer(&t, \"%s\", (const void *)&%s);" % (name, name)
     if bare in ("aclTensor *",):
         return "opemu_trace_tensor(&t, \"%s\", %s);" % (name, name)
     if bare == "char *":
@@ -262,8 +282,8 @@ def not_supported_shim(fn):
     elif fn.returns == "void":
         lines.append("    %s;" % report)
     else:
-        lines += ["    %s result;" % fn.returns, "    memset(&result, 0, sizeof result);",
-                  "    %s;" % report, "    return result;"]
+        lines += ["    %s opemu_result;" % fn.returns, "    memset(&opemu_result, 0, sizeof opemu_result);",
+                  "    %s;" % report, "    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
 
 
@@ -296,7 +316,9 @@ def shim(fn, route):
         lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL);", "    }"]
     else:
         lines += ["    %s opemu_result = %s;" % (returns, call)]
-        if "*" in returns or returns in POINTER_TYPEDEFS:
+        if returns in AGGREGATES:
+            lines += ["    opemu_trace_end(&t, 0, NULL);"]
+        elif "*" in returns or returns in POINTER_TYPEDEFS:
             lines += ["    opemu_trace_end(&t, 0, (const void *)opemu_result);"]
         elif returns in ("float", "double"):
             lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL);"]
@@ -411,6 +433,7 @@ def main():
         return
     functions = read_functions(public_ast, owning_headers(public_ast, include_dirs))
     POINTER_TYPEDEFS.update(pointer_typedefs(public_ast))
+    AGGREGATES.update(aggregate_types(public_ast))
     typedefs = {node.name: node.type for node in public_ast.ext if isinstance(node, c_ast.Typedef)}
     in_c = defined_symbols(args.objects)
     route = routes(functions, in_c, python_entry_points(args.implemented))

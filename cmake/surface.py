@@ -109,13 +109,13 @@ def aclnn_repositories():
 
 
 def libraries():
-    """[(library, [pattern, …])] from libraries.tsv: header globs relative to include/, or
-    repo:<owner/name> for the aclnn functions of one repository."""
+    """[(library, [pattern, …])] from libraries.tsv: header globs relative to include/,
+    repo:<owner/name> for the aclnn functions of one repository, or name:<function>."""
     table = []
     with open(os.path.join(HERE, "libraries.tsv")) as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
-                name, patterns = line.split("\t", 1)
+                name, _, patterns = line.rstrip("\n").partition("\t")
                 table.append((name, patterns.split()))
     return table
 
@@ -127,6 +127,8 @@ def libraries_of(name, header, repos, table):
         for pattern in patterns:
             if pattern.startswith("repo:"):
                 hit = repos.get(name) == pattern[len("repo:"):]
+            elif pattern.startswith("name:"):
+                hit = name == pattern[len("name:"):]
             else:
                 hit = fnmatch.fnmatch(header, pattern)
             if hit:

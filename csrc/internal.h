@@ -98,6 +98,7 @@ typedef struct opemu_allocation {
     int32_t device;
     int32_t kind;
     opemu_shadow *shadow; /* the sanitizer's bookkeeping (OPEMU_STRICT=1), else NULL */
+    int32_t borrowed;     /* memory the registry does not own (a virtual-memory mapping, vmm.c) */
 } opemu_allocation;
 /* Copies the live allocation containing `address` into *out; returns 1 when found. */
 int opemu_memory_find(const void *address, opemu_allocation *out);
@@ -108,15 +109,28 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
 /* Releases the allocation of `kind` starting at ptr; 0, or -1 when ptr is no such allocation's start. */
 int opemu_memory_free(void *ptr, int kind);
 uint64_t opemu_memory_used(int32_t device);
+/* Registers memory someone else owns (a mapped virtual range) as device memory of `device`, so
+ * kernels and copies accept it; unregistering forgets it without freeing. */
+int opemu_memory_register(void *start, uint64_t size, int32_t device);
+void opemu_memory_unregister(void *start);
+/* Counts `bytes` (negative: gives back) against the device's memory; -1 when it does not fit. */
+int opemu_memory_charge(int32_t device, int64_t bytes);
 
 /* ---- MACA runtime (mc_runtime.c) ---- */
 /* The calling thread's MACA device (mcSetDevice; 0 until then). */
 int opemu_mc_current_device(void);
 /* Makes `code` the thread's sticky MACA runtime error (mcGetLastError), as a failed mc call does. */
 void opemu_mc_set_last_error(int code);
+/* Why an mc function is not supported when there is more to say than that (device code: mc_kernel.c),
+ * else NULL. */
+const char *opemu_mc_unsupported_reason(const char *function);
 
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
+
+/* ---- device faults (diagnostics.c) ---- */
+/* A task on `device` faulted with `code`: calls the app's exception callbacks. */
+void opemu_raise_exception(int code, int32_t device);
 
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
 /* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */

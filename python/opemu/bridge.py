@@ -32,7 +32,7 @@ def _not_supported_status(returns):
     if returns == "mcblasStatus_t":
         return enum("mcblas/mcblas.h", "mcblasStatus_t")["MCBLAS_STATUS_NOT_SUPPORTED"]
     if returns == "mcError_t":
-        return enum("mcr/mc_runtime_api.h", "mcError_t")["mcErrorNotSupported"]
+        return enum("mcr/mc_runtime_types.h", "mcError_t")["mcErrorNotSupported"]
     return 0
 
 
