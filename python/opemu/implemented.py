@@ -112,6 +112,7 @@ MCBLAS = frozenset("""
     mcblasCherkx
     mcblasCopyEx
     mcblasCrot
+    mcblasCrotg
     mcblasCscal
     mcblasCsrot
     mcblasCsscal
@@ -145,6 +146,7 @@ MCBLAS = frozenset("""
     mcblasDotEx
     mcblasDotcEx
     mcblasDrot
+    mcblasDrotg
     mcblasDscal
     mcblasDswap
     mcblasDsymm
@@ -205,6 +207,7 @@ MCBLAS = frozenset("""
     mcblasSger
     mcblasSnrm2
     mcblasSrot
+    mcblasSrotg
     mcblasSscal
     mcblasSswap
     mcblasSsymm
@@ -244,6 +247,7 @@ MCBLAS = frozenset("""
     mcblasZherk
     mcblasZherkx
     mcblasZrot
+    mcblasZrotg
     mcblasZscal
     mcblasZswap
     mcblasZsymm
