@@ -167,9 +167,10 @@ def test_copies_to_memory_that_is_not_device_memory_are_mapping_errors():
 
 
 def test_an_unimplemented_function_is_not_supported_with_its_name(handle):
-    out = np.zeros(4, np.float32)
-    assert call("mcblasSrotg", handle, host_ref(out), host_ref(out), host_ref(out), host_ref(out)) == NOT_SUPPORTED
-    assert "mcblasSrotg" in recent_error()
+    out = np.zeros(8, np.float32)
+    assert call("mcblasSrotmg", handle, host_ref(out), host_ref(out), host_ref(out), host_ref(out),
+                host_ref(out)) == NOT_SUPPORTED
+    assert "mcblasSrotmg" in recent_error()
 
 
 @pytest.fixture(scope="module")
