@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization"]
+SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization",
+            "mcdnn_convolution", "mcblas", "aclnn_ops"]
 
 
 def summarise(results, runs):

@@ -127,7 +127,8 @@ class Function:
         return text
 
     def family(self):
-        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"), ("acl", "acl")):
+        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"),
+                               ("acl", "acl")):
             if self.name.startswith(prefix) or self.name.startswith(prefix.capitalize()):
                 return family
         return "other"
@@ -281,8 +282,8 @@ def not_supported_shim(fn):
     elif fn.returns == "void":
         lines.append("    %s;" % report)
     else:
-        lines += ["    %s result;" % fn.returns, "    memset(&result, 0, sizeof result);",
-                  "    %s;" % report, "    return result;"]
+        lines += ["    %s opemu_result;" % fn.returns, "    memset(&opemu_result, 0, sizeof opemu_result);",
+                  "    %s;" % report, "    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
 
 
@@ -314,16 +315,16 @@ def shim(fn, route):
     if returns == "void":
         lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL);", "    }"]
     else:
-        lines += ["    %s result = %s;" % (returns, call)]
+        lines += ["    %s opemu_result = %s;" % (returns, call)]
         if returns in AGGREGATES:
             lines += ["    opemu_trace_end(&t, 0, NULL);"]
         elif "*" in returns or returns in POINTER_TYPEDEFS:
-            lines += ["    opemu_trace_end(&t, 0, (const void *)result);"]
+            lines += ["    opemu_trace_end(&t, 0, (const void *)opemu_result);"]
         elif returns in ("float", "double"):
-            lines += ["    opemu_trace_end(&t, (long long)(result != result), NULL);"]
+            lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL);"]
         else:
-            lines += ["    opemu_trace_end(&t, (long long)result, NULL);"]
-        lines += ["    return result;"]
+            lines += ["    opemu_trace_end(&t, (long long)opemu_result, NULL);"]
+        lines += ["    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
 
 

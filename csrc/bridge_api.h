@@ -21,6 +21,7 @@
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
 #include "kernels/kernels.h"
+#include "mcblas/mcblas.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,7 +92,16 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_LRN = 17,
     OPEMU_KIND_MCDNN_DROPOUT = 18,
     OPEMU_KIND_MCDNN_SPATIAL_TF = 19,
-    OPEMU_KIND_STREAM_CONFIG = 40
+    OPEMU_KIND_MCDNN_FILTER = 20,
+    OPEMU_KIND_MCDNN_CONVOLUTION = 21,
+    OPEMU_KIND_MCDNN_OP_TENSOR = 22,
+    OPEMU_KIND_MCDNN_REDUCE_TENSOR = 23,
+    OPEMU_KIND_MCDNN_TENSOR_TRANSFORM = 24,
+    OPEMU_KIND_MCDNN_ALGORITHM = 25,
+    OPEMU_KIND_MCDNN_ALGORITHM_PERF = 26,
+    OPEMU_KIND_STREAM_CONFIG = 60,
+    OPEMU_KIND_EXCEPTION_INFO = 61,
+    OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
 };
 int opemu_handle_is(const void *handle, int kind);
 
@@ -109,6 +119,10 @@ aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t
 void opemu_executor_set_input(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_output(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_ref(aclOpExecutor *executor, uint64_t input, uint64_t output);
+/* A slot holding element `item` of the tensor list at IR index `ir_index` (among the inputs or the
+ * outputs); `ir_inputs` is the op's IR input count (for aclSetDynamicTensorAddr). */
+void opemu_executor_set_list_item(aclOpExecutor *executor, int is_output, uint64_t slot, uint64_t ir_index,
+                                  uint64_t item, uint64_t ir_inputs);
 void opemu_executor_discard(aclOpExecutor *executor);
 
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped
@@ -187,6 +201,58 @@ struct mcdnnSpatialTransformerStruct {
     int32_t dimA[MCDNN_DIM_MAX];
 };
 
+/* Filter descriptor (csrc/mcdnn_conv.c): dims are always K, C/groups, spatial… whatever the format;
+ * `format` says how they are laid out (NCHW: KCRS, NHWC: KRSC), packed. */
+struct mcdnnFilterStruct {
+    int32_t is_set;
+    int32_t dataType;
+    int32_t format;
+    int32_t nbDims;
+    int32_t dimA[MCDNN_DIM_MAX];
+};
+
+/* Convolution descriptor: `arrayLength` spatial dimensions; a new one has math type DEFAULT, one group,
+ * reorder type DEFAULT. */
+struct mcdnnConvolutionStruct {
+    int32_t is_set;
+    int32_t mode;
+    int32_t computeType;
+    int32_t mathType;
+    int32_t groupCount;
+    int32_t reorderType;
+    int32_t arrayLength;
+    int32_t padA[MCDNN_DIM_MAX];
+    int32_t strideA[MCDNN_DIM_MAX];
+    int32_t dilationA[MCDNN_DIM_MAX];
+};
+
+/* Op-tensor, reduce-tensor and tensor-transform descriptors (csrc/mcdnn_opdesc.c). */
+struct mcdnnOpTensorStruct {
+    int32_t is_set;
+    int32_t op;
+    int32_t compType;
+    int32_t nanOpt;
+};
+
+struct mcdnnReduceTensorStruct {
+    int32_t is_set;
+    int32_t op;
+    int32_t compType;
+    int32_t nanOpt;
+    int32_t indices;
+    int32_t indicesType;
+};
+
+struct mcdnnTensorTransformStruct {
+    int32_t is_set;
+    int32_t nbDims;
+    int32_t destFormat;
+    int32_t direction;
+    int32_t padBeforeA[MCDNN_DIM_MAX];
+    int32_t padAfterA[MCDNN_DIM_MAX];
+    uint32_t foldA[MCDNN_DIM_MAX];
+};
+
 /* Bytes of dropout RNG states, and of the reserve space (the keep mask, one bit per element) for a
  * tensor of `elements` elements: what mcdnnDropoutGetStatesSize / GetReserveSpaceSize answer. */
 uint64_t opemu_mcdnn_dropout_states_size(void);
@@ -203,6 +269,33 @@ void opemu_py_mcdnn_drop(uint64_t task_id);
 /* Starts the embedded interpreter in a process that has not called an operator yet (opemu.api, tests),
  * so opemu.core.kernels reaches the kernels through the bridge's ffi. Returns 1. */
 int opemu_py_kernels_attach(void);
+/* ---- mcBLAS ----
+ * The handle is a C object (csrc/mcblas.c); Python reads its modes after opemu_handle_is. */
+struct mcblasContext {
+    int32_t device;
+    int32_t pointerMode;
+    int32_t mathMode;
+    int32_t atomicsMode;
+    mcStream_t stream;    /* NULL: the device's default stream */
+    void *workspace;      /* NULL: the default workspace pool */
+    uint64_t workspaceSize;
+    int32_t smCountTarget; /* 0: all multiprocessors (opemu runs on the host: kept, not used) */
+};
+
+/* Queues mcBLAS task `task_id`, run by opemu_py_mcblas_run(task_id), on the handle's stream (or, with
+ * handle NULL, on `stream` of the calling thread's current device: the Set/Get Vector/Matrix copies).
+ * `wait`: return only when the stream has run it, as for a result written to host memory. Returns
+ * the task's status when it ran, 0 when it is queued, -1 (message recorded) when the stream is gone. */
+int opemu_mcblas_submit(mcblasHandle_t handle, mcStream_t stream, uint64_t task_id, int wait);
+int opemu_py_mcblas_run(uint64_t task_id);
+void opemu_py_mcblas_drop(uint64_t task_id);
+
+/* ---- the sanitizer (sanitizer.c), for kernels too: OPEMU_STRICT=1, driven by `opemu check` ---- */
+int opemu_strict(void);
+/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
+ * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
+ * writes (mode 1) mark bytes. */
+void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

@@ -46,8 +46,10 @@ void opemu_raise_exception(int code, int32_t device)
     for (size_t i = 0; i < n_callbacks; i++)
         run[n++] = callbacks[i];
     pthread_mutex_unlock(&lock);
+    opemu_handle_add(&info, OPEMU_KIND_EXCEPTION_INFO); /* live while the callbacks run */
     for (size_t i = 0; i < n; i++)
         run[i](&info);
+    opemu_handle_remove(&info);
 }
 
 OPEMU_EXPORT aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)
@@ -95,6 +97,10 @@ static uint32_t info_field(const aclrtExceptionInfo *info, size_t offset, const 
 {
     if (info == NULL) {
         opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: info is null", api);
+        return INVALID_EXCEPTION_INFO;
+    }
+    if (!opemu_handle_is(info, OPEMU_KIND_EXCEPTION_INFO)) { /* only valid inside the callback it was given to */
+        opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: info is not an exception info being reported", api);
         return INVALID_EXCEPTION_INFO;
     }
     return *(const uint32_t *)((const char *)info + offset);

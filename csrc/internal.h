@@ -121,6 +121,9 @@ int opemu_memory_charge(int32_t device, int64_t bytes);
 int opemu_mc_current_device(void);
 /* Makes `code` the thread's sticky MACA runtime error (mcGetLastError), as a failed mc call does. */
 void opemu_mc_set_last_error(int code);
+/* Why an mc function is not supported when there is more to say than that (device code: mc_kernel.c),
+ * else NULL. */
+const char *opemu_mc_unsupported_reason(const char *function);
 
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
@@ -130,7 +133,6 @@ void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *conte
 void opemu_raise_exception(int code, int32_t device);
 
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
-int opemu_strict(void);
 /* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */
 void opemu_finding(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void opemu_sanitize_alloc(opemu_allocation *a);
@@ -138,9 +140,7 @@ void opemu_sanitize_free(const opemu_allocation *a);
 void opemu_sanitize_bad_free(const void *ptr, const char *api);
 /* An access that found no live device allocation: reported as a use after free when it was one. */
 void opemu_sanitize_missing(const void *address, const char *what);
-/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
- * or with writes still queued on a stream (read before synchronisation); writes mark bytes. */
-void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+/* opemu_strict and opemu_sanitize_access: bridge_api.h (Python kernels report their accesses too). */
 /* A write queued on a stream (+1) or executed (-1). */
 void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);

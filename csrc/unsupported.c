@@ -34,7 +34,10 @@ static int first_call(const char *function)
 
 int opemu_not_supported(int status, const char *function, const char *header)
 {
-    if (header[0])
+    const char *reason = opemu_mc_unsupported_reason(function);
+    if (header[0] && reason)
+        snprintf(detail, sizeof detail, "%s (%s) is not supported by opemu: %s", function, header, reason);
+    else if (header[0])
         snprintf(detail, sizeof detail, "%s (%s) is not supported by opemu: the function is exported so that "
                  "programs load, but the emulator does not implement it", function, header);
     else

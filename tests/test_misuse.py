@@ -34,7 +34,7 @@ ZERO_COUNT_FIRST = {"aclrtMemcpyAsync", "aclrtMemsetAsync", "mcMemcpyAsync", "mc
 
 def documented_invalid_statuses():
     mcdnn = enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")
-    mc = enum("mcr/mc_runtime_api.h", "mcError_t")
+    mc = enum("mcr/mc_runtime_types.h", "mcError_t")
     return {
         "aclnnStatus": {ACLNN["ACLNN_ERR_PARAM_NULLPTR"], ACLNN["ACLNN_ERR_PARAM_INVALID"],
                         ACLNN["ACLNN_ERR_INNER_NULLPTR"], ACLNN["ACLNN_ERR_RUNTIME_ERROR"]},

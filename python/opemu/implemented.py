@@ -10,6 +10,21 @@ An aclnn operator is named by its phase-2 function (`aclnnEmbedding`): its
 A test keeps this list and the registries (opemu.core.op.OPS, opemu.core.mcdnn.OPS, …) equal."""
 
 ACLNN_OPERATORS = frozenset("""
+    aclnnAbs aclnnAdd aclnnAdds aclnnCos aclnnDiv aclnnDivs aclnnExp aclnnGelu aclnnGeluV2
+    aclnnInplaceAdd aclnnInplaceAdds aclnnInplaceCos aclnnInplaceDiv aclnnInplaceDivs aclnnInplaceExp
+    aclnnInplaceLog aclnnInplaceMul aclnnInplaceMuls aclnnInplaceNeg aclnnInplacePowTensorScalar
+    aclnnInplacePowTensorTensor aclnnInplaceRelu aclnnInplaceRsqrt aclnnInplaceSigmoid aclnnInplaceSin
+    aclnnInplaceSqrt aclnnInplaceSub aclnnInplaceSubs aclnnInplaceTanh aclnnLog aclnnMaximum aclnnMinimum
+    aclnnMul aclnnMuls aclnnNeg aclnnPowTensorScalar aclnnPowTensorTensor aclnnRelu aclnnRsqrt aclnnSigmoid
+    aclnnSilu aclnnSin aclnnSqrt aclnnSub aclnnSubs aclnnTanh
+    aclnnEqTensor aclnnNeTensor aclnnGtTensor aclnnLtTensor aclnnGeTensor aclnnLeTensor aclnnEqScalar
+    aclnnInplaceEqTensor aclnnInplaceNeTensor aclnnInplaceGtTensor aclnnInplaceLtTensor aclnnInplaceGeTensor
+    aclnnInplaceLeTensor aclnnInplaceEqScalar aclnnClamp aclnnCast aclnnSWhere
+    aclnnReduceSum aclnnMean aclnnArgMax aclnnNorm
+    aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
+    aclnnMatmul aclnnMm aclnnBatchMatMul aclnnAddmm aclnnInplaceAddmm
+    aclnnSoftmax aclnnLogSoftmax aclnnRmsNorm aclnnLayerNorm
+    aclnnTopk aclnnCat aclnnSplitWithSize aclnnRepeat aclnnPermute aclnnIndexSelect aclnnIndexPutImpl
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward
@@ -31,23 +46,45 @@ MCDNN = frozenset("""
     mcdnnBatchNormalizationForwardInference
     mcdnnBatchNormalizationForwardTraining
     mcdnnBatchNormalizationForwardTrainingEx
+    mcdnnConvolutionBackwardBias
+    mcdnnConvolutionBackwardData
+    mcdnnConvolutionBackwardFilter
+    mcdnnConvolutionBiasActivationForward
+    mcdnnConvolutionForward
     mcdnnDivisiveNormalizationBackward
     mcdnnDivisiveNormalizationForward
     mcdnnDropoutBackward
     mcdnnDropoutForward
+    mcdnnFindConvolutionBackwardDataAlgorithm
+    mcdnnFindConvolutionBackwardDataAlgorithmEx
+    mcdnnFindConvolutionBackwardFilterAlgorithm
+    mcdnnFindConvolutionBackwardFilterAlgorithmEx
+    mcdnnFindConvolutionForwardAlgorithm
+    mcdnnFindConvolutionForwardAlgorithmEx
     mcdnnGetBatchNormalizationBackwardExWorkspaceSize
     mcdnnGetBatchNormalizationForwardTrainingExWorkspaceSize
     mcdnnGetBatchNormalizationTrainingExReserveSpaceSize
+    mcdnnGetConvolutionBackwardDataAlgorithm_v7
+    mcdnnGetConvolutionBackwardDataWorkspaceSize
+    mcdnnGetConvolutionBackwardFilterAlgorithm_v7
+    mcdnnGetConvolutionBackwardFilterWorkspaceSize
+    mcdnnGetConvolutionForwardAlgorithm_v7
+    mcdnnGetConvolutionForwardWorkspaceSize
     mcdnnGetNormalizationBackwardWorkspaceSize
     mcdnnGetNormalizationForwardTrainingWorkspaceSize
     mcdnnGetNormalizationTrainingReserveSpaceSize
+    mcdnnGetReductionIndicesSize
+    mcdnnGetReductionWorkspaceSize
+    mcdnnIm2Col
     mcdnnLRNCrossChannelBackward
     mcdnnLRNCrossChannelForward
     mcdnnNormalizationBackward
     mcdnnNormalizationForwardInference
     mcdnnNormalizationForwardTraining
+    mcdnnOpTensor
     mcdnnPoolingBackward
     mcdnnPoolingForward
+    mcdnnReduceTensor
     mcdnnScaleTensor
     mcdnnSetDropoutDescriptor
     mcdnnSetTensor
@@ -57,11 +94,186 @@ MCDNN = frozenset("""
     mcdnnSpatialTfGridGeneratorForward
     mcdnnSpatialTfSamplerBackward
     mcdnnSpatialTfSamplerForward
+    mcdnnTransformFilter
     mcdnnTransformTensor
+    mcdnnTransformTensorEx
 """.split())
 
 # mcBLAS routines whose arithmetic is Python's (NumPy's BLAS); handles and the rest are C's.
-MCBLAS = frozenset()
+MCBLAS = frozenset("""
+    mcblasAsumEx
+    mcblasAxpyEx
+    mcblasCaxpy
+    mcblasCcopy
+    mcblasCdgmm
+    mcblasCdotc
+    mcblasCdotu
+    mcblasCgeam
+    mcblasCgemm
+    mcblasCgemmBatched
+    mcblasCgemmEx
+    mcblasCgemmStridedBatched
+    mcblasCgemv
+    mcblasCgemvBatched
+    mcblasCgemvStridedBatched
+    mcblasCgerc
+    mcblasCgeru
+    mcblasChemm
+    mcblasChemv
+    mcblasCher
+    mcblasCher2
+    mcblasCher2k
+    mcblasCherk
+    mcblasCherkx
+    mcblasCopyEx
+    mcblasCrot
+    mcblasCscal
+    mcblasCsrot
+    mcblasCsscal
+    mcblasCswap
+    mcblasCsymm
+    mcblasCsymv
+    mcblasCsyr
+    mcblasCsyr2
+    mcblasCsyr2k
+    mcblasCsyrk
+    mcblasCsyrkx
+    mcblasCtrmm
+    mcblasCtrmv
+    mcblasCtrsm
+    mcblasCtrsmBatched
+    mcblasCtrsv
+    mcblasDasum
+    mcblasDaxpy
+    mcblasDcopy
+    mcblasDdgmm
+    mcblasDdot
+    mcblasDgeam
+    mcblasDgemm
+    mcblasDgemmBatched
+    mcblasDgemmStridedBatched
+    mcblasDgemv
+    mcblasDgemvBatched
+    mcblasDgemvStridedBatched
+    mcblasDger
+    mcblasDnrm2
+    mcblasDotEx
+    mcblasDotcEx
+    mcblasDrot
+    mcblasDscal
+    mcblasDswap
+    mcblasDsymm
+    mcblasDsymv
+    mcblasDsyr
+    mcblasDsyr2
+    mcblasDsyr2k
+    mcblasDsyrk
+    mcblasDsyrkx
+    mcblasDtrmm
+    mcblasDtrmv
+    mcblasDtrsm
+    mcblasDtrsmBatched
+    mcblasDtrsv
+    mcblasDzasum
+    mcblasDznrm2
+    mcblasGemmBatchedEx
+    mcblasGemmEx
+    mcblasGemmStridedBatchedEx
+    mcblasGetMatrix
+    mcblasGetMatrixAsync
+    mcblasGetVector
+    mcblasGetVectorAsync
+    mcblasHgemm
+    mcblasHgemmBatched
+    mcblasHgemmStridedBatched
+    mcblasIamaxEx
+    mcblasIaminEx
+    mcblasIcamax
+    mcblasIcamin
+    mcblasIdamax
+    mcblasIdamin
+    mcblasIsamax
+    mcblasIsamin
+    mcblasIzamax
+    mcblasIzamin
+    mcblasNrm2Ex
+    mcblasSasum
+    mcblasSaxpy
+    mcblasScalEx
+    mcblasScasum
+    mcblasScnrm2
+    mcblasScopy
+    mcblasSdgmm
+    mcblasSdot
+    mcblasSetMatrix
+    mcblasSetMatrixAsync
+    mcblasSetVector
+    mcblasSetVectorAsync
+    mcblasSgeam
+    mcblasSgemm
+    mcblasSgemmBatched
+    mcblasSgemmEx
+    mcblasSgemmStridedBatched
+    mcblasSgemv
+    mcblasSgemvBatched
+    mcblasSgemvStridedBatched
+    mcblasSger
+    mcblasSnrm2
+    mcblasSrot
+    mcblasSscal
+    mcblasSswap
+    mcblasSsymm
+    mcblasSsymv
+    mcblasSsyr
+    mcblasSsyr2
+    mcblasSsyr2k
+    mcblasSsyrk
+    mcblasSsyrkx
+    mcblasStrmm
+    mcblasStrmv
+    mcblasStrsm
+    mcblasStrsmBatched
+    mcblasStrsv
+    mcblasSwapEx
+    mcblasZaxpy
+    mcblasZcopy
+    mcblasZdgmm
+    mcblasZdotc
+    mcblasZdotu
+    mcblasZdrot
+    mcblasZdscal
+    mcblasZgeam
+    mcblasZgemm
+    mcblasZgemmBatched
+    mcblasZgemmStridedBatched
+    mcblasZgemv
+    mcblasZgemvBatched
+    mcblasZgemvStridedBatched
+    mcblasZgerc
+    mcblasZgeru
+    mcblasZhemm
+    mcblasZhemv
+    mcblasZher
+    mcblasZher2
+    mcblasZher2k
+    mcblasZherk
+    mcblasZherkx
+    mcblasZrot
+    mcblasZscal
+    mcblasZswap
+    mcblasZsymm
+    mcblasZsymv
+    mcblasZsyr
+    mcblasZsyr2
+    mcblasZsyr2k
+    mcblasZsyrk
+    mcblasZsyrkx
+    mcblasZtrmm
+    mcblasZtrmv
+    mcblasZtrsm
+    mcblasZtrsmBatched
+    mcblasZtrsv
+""".split())
 
 
 def python_entry_points():
