@@ -20,13 +20,8 @@
 #include "acl/acl_op_compiler.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
-<<<<<<< HEAD
 #include "mcblas/mcblas.h"
 #include "kernels/kernels.h"
-=======
-#include "kernels/kernels.h"
-#include "mcblas/mcblas.h"
->>>>>>> kernels
 
 #ifdef __cplusplus
 extern "C" {
@@ -274,12 +269,6 @@ int opemu_mcdnn_submit(mcdnnHandle_t handle, uint64_t task_id);
 int opemu_py_mcdnn_run(uint64_t task_id);
 void opemu_py_mcdnn_drop(uint64_t task_id);
 
-<<<<<<< HEAD
-=======
-/* Starts the embedded interpreter in a process that has not called an operator yet (opemu.api, tests),
- * so opemu.core.kernels reaches the kernels through the bridge's ffi. Returns 1. */
-int opemu_py_kernels_attach(void);
->>>>>>> kernels
 /* ---- mcBLAS ----
  * The handle is a C object (csrc/mcblas.c); Python reads its modes after opemu_handle_is. */
 struct mcblasContext {
@@ -307,12 +296,9 @@ int opemu_strict(void);
  * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
  * writes (mode 1) mark bytes. */
 void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
-<<<<<<< HEAD
 /* Starts the embedded interpreter in a process that has not called an operator yet (opemu.api, tests),
  * so opemu.core.kernels reaches the kernels through the bridge's ffi. Returns 1. */
 int opemu_py_kernels_attach(void);
-=======
->>>>>>> kernels
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);
