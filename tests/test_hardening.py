@@ -1,0 +1,66 @@
+"""Input the checks must judge (issue classes found by fuzzing): each gets the vendor's documented
+status and message, never an internal error, an overflow inside opemu, or a kernel that allocates
+what a zero-stride description only pretends is there."""
+import ctypes
+import gc
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import acl
+from conftest import opemu_only
+
+pytestmark = [opemu_only]
+PARAM_INVALID = 161002
+
+
+def embedding(weight, indices, out):
+    return acl.run_two_phase("aclnnEmbedding", *(ctypes.c_void_p(t.handle) for t in (weight, indices, out)))
+
+
+@pytest.fixture
+def tensors():
+    made = dict(weight=acl.DeviceTensor(np.arange(12, dtype=np.float32).reshape(4, 3)),
+                indices=acl.DeviceTensor(np.array([1, 3], np.int64)),
+                out=acl.DeviceTensor(np.zeros((2, 3), np.float32)))
+    yield made
+    for t in made.values():
+        t.free()
+
+
+@pytest.mark.parametrize("code", [26, 999, -1])
+@pytest.mark.parametrize("which", ["weight", "indices", "out"])
+def test_unknown_dtype_code_is_param_invalid(tensors, which, code):
+    storage = tensors[which].storage()
+    tensors[which] = acl.DeviceTensor(storage, dtype=code)
+    assert embedding(**tensors)[0] == PARAM_INVALID
+    assert "internal error" not in acl.recent_error()
+
+
+@pytest.mark.parametrize("strides", [(2 ** 62, 1), (2 ** 60, 1), (1, 2 ** 63 - 1)])
+def test_view_spanning_past_int64_is_refused_in_phase1(tensors, strides):
+    tensors["weight"] = acl.DeviceTensor(np.zeros(12, np.float32), shape=(4, 3), strides=strides)
+    assert embedding(**tensors)[0] == PARAM_INVALID
+    assert "spans more than 2^63 bytes" in acl.recent_error()
+
+
+def test_refused_phase1_does_not_grow_the_process(tensors):
+    tensors["indices"] = acl.DeviceTensor(np.array([1.0, 3.0], np.float32))  # wrong dtype: refused, cached
+    for _ in range(50):
+        assert embedding(**tensors)[0] == PARAM_INVALID
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(2000):
+        embedding(**tensors)
+    gc.collect()
+    growth = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    tracemalloc.stop()
+    assert growth < 64 * 1024, "%d bytes more after 2000 refused calls" % growth  # was ~1.6 KB per call
+
+
+def test_zero_stride_mask_of_2_to_34_bytes_is_read_only_where_the_rows_are():
+    from opemu.ops.aclnn import _vocab_parallel as vp
+    mask = np.lib.stride_tricks.as_strided(np.array([0b10100101], np.uint8), (2 ** 34,), (0,))
+    assert vp.outside_shard(mask, 12).tolist() == [1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 0]
