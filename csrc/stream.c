@@ -458,14 +458,24 @@ OPEMU_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t
     return aclrtSynchronizeEvent(event);
 }
 
-static int wait_event_task(void *event)
+/* A wait names the stream of the record it waits for, taken when the wait is issued: the app may
+ * destroy the event before the waiting stream runs (CANN 8 allows it: the event's resources go
+ * when the wait completes), and a later record must not change what an earlier wait waits for. */
+static int wait_stream_task(void *recording)
 {
-    return opemu_handle_is(event, OPEMU_KIND_EVENT) ? wait_for_event(event) : 0;
+    return recording && opemu_handle_is(recording, OPEMU_KIND_STREAM) ? opemu_stream_drain(recording) : 0;
 }
 
 OPEMU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    return submit_event_task(event, stream, wait_event_task, "aclrtStreamWaitEvent");
+    int rc;
+    opemu_event *e = live_event(event, "aclrtStreamWaitEvent", &rc);
+    if (e == NULL)
+        return rc;
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
+        return rc;
+    return opemu_stream_submit(s, wait_stream_task, NULL, e->recorded && !e->completed ? e->stream : NULL);
 }
 
 OPEMU_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
