@@ -18,6 +18,11 @@
 
 static __thread char pending[OPEMU_MSG_MAX];
 static __thread char returned[OPEMU_MSG_MAX];
+static __thread char last[OPEMU_MSG_MAX]; /* the last message's text, for the trace */
+static __thread unsigned long serial;
+
+unsigned long opemu_error_serial(void) { return serial; }
+const char *opemu_error_last(void) { return last; }
 
 static int log_level(void)
 {
@@ -76,6 +81,8 @@ void opemu_error_message(int code, const char *message)
     snprintf(pending, sizeof pending, "[PID:%d] %04d-%02d-%02d-%02d:%02d:%02d.%03ld.%03ld %s%s", (int)getpid(),
              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
              (long)(tv.tv_usec / 1000), (long)(tv.tv_usec % 1000), title(code), message);
+    snprintf(last, sizeof last, "%s", message);
+    serial++;
     log_line(ACL_ERROR, "ASCENDCL", NULL, NULL, 0, message);
 }
 

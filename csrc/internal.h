@@ -16,6 +16,7 @@ typedef struct {
     char text[8192];
     size_t length;
     double start_us;
+    unsigned long error_mark; /* opemu_error_serial() when the call began */
 } opemu_trace;
 void opemu_trace_begin(opemu_trace *t, const char *function);
 void opemu_trace_integer(opemu_trace *t, const char *name, long long value);
@@ -121,6 +122,9 @@ void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, cons
 void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);
 const char *opemu_trace_current(void);
+/* the messages set on this thread (errors.c): a count, and the text of the last one */
+unsigned long opemu_error_serial(void);
+const char *opemu_error_last(void);
 
 /* ---- the embedded interpreter (python.c) ---- */
 /* Starts Python once; returns 0 or records the failure and returns -1. */

@@ -1,6 +1,7 @@
 /* OPEMU_TRACE=<file>: one JSON line per API call — function, arguments (tensors with their shape,
  * dtype, strides and data pointer), status, duration, thread. The generated shims call these
  * functions only when tracing is on, so a normal call pays one branch. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,28 @@ static FILE *trace_file;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread opemu_trace *current; /* the call in progress on this thread, for the sanitizer */
 
+/* OPEMU_TRACE with "%p" in it names one file per process (the pid replaces it); without, each run
+ * starts the file afresh rather than appending to the last run's records. */
+static FILE *open_trace_file(const char *pattern)
+{
+    char path[4096];
+    const char *mark = strstr(pattern, "%p");
+    if (mark)
+        snprintf(path, sizeof path, "%.*s%d%s", (int)(mark - pattern), pattern, (int)getpid(), mark + 2);
+    else
+        snprintf(path, sizeof path, "%s", pattern);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fprintf(stderr, "opemu: OPEMU_TRACE=%s: cannot write %s: %s\n", pattern, path, strerror(errno));
+    return f;
+}
+
 /* The sanitizer needs the record too: it names the call behind each finding. */
 __attribute__((constructor)) static void open_trace(void)
 {
     const char *path = getenv("OPEMU_TRACE");
     if (path && *path)
-        trace_file = fopen(path, "a");
+        trace_file = open_trace_file(path);
     opemu_trace_enabled = trace_file != NULL || opemu_strict();
 }
 
@@ -60,6 +77,7 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->text[0] = 0;
     append(t, "{\"function\": \"%s\", \"args\": {", function);
     t->start_us = now_us();
+    t->error_mark = opemu_error_serial();
     current = t;
 }
 
@@ -129,6 +147,8 @@ void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
         return;
     double duration = now_us() - t->start_us;
     append(t, "}, \"status\": %lld", status);
+    if (opemu_error_serial() != t->error_mark) /* the message this call set, as the app would read it */
+        opemu_trace_string(t, "message", opemu_error_last());
     if (returned)
         append(t, ", \"returned\": \"%p\"", returned);
     append(t, ", \"duration_us\": %.3f, \"thread\": %ld}\n", duration, (long)syscall(SYS_gettid));
