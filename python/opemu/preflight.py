@@ -109,7 +109,8 @@ def is_implemented(name, meta):
         return False
     if where != "python" or "libraries" in meta:
         return True
-    from opemu import support
+    from opemu import ops, support
+    ops.load_all()
     return not support.status_of(name, meta).startswith("not")
 
 
@@ -140,7 +141,7 @@ def inspect(program, env):
     readable = demangled(list(symbols))
     for name, weak in sorted(symbols.items()):
         meta = table.get(name)
-        if name in exported and meta is None:
+        if meta is None and (name in exported or weak):  # weak: the toolchain's optional hooks (__gmon_start__)
             report["other"] += 1
             continue
         entry = {"symbol": name, "name": readable[name]}
@@ -182,9 +183,15 @@ def render(report, verbose=True):
     lines += ["  not supported: %s (%s): the call returns the not-supported status" % (e["name"], e["header"])
               for e in unsupported]
     lines += ["  unresolved:    %s: %s%s" % (e["name"], e["reason"], " (weak: the program may test for it)"
-                                             if e["weak"] else ": the load fails (symbol lookup error)")
-              for e in unresolved]
-    lines.append("opemu preflight: %s" % ("the program loads" if report["loads"] else "the program would not load"))
+                                             if e["weak"] else "") for e in unresolved]
+    if report["missing_libraries"]:
+        verdict = "the program would not load (missing libraries)"
+    elif not report["loads"]:
+        verdict = ("the program would stop with 'symbol lookup error' at the first unresolved call "
+                   "(at load when bound now)")
+    else:
+        verdict = "the program loads and every call resolves"
+    lines.append("opemu preflight: " + verdict)
     return lines
 
 
