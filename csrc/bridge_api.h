@@ -105,6 +105,12 @@ void opemu_executor_discard(aclOpExecutor *executor);
  * range (where hardware would fault otherwise). Returns 0 when they are, else an aclError. */
 int opemu_device_range_check(const void *address, uint64_t nbytes);
 
+/* The sanitizer (OPEMU_STRICT=1, sanitizer.c): whether it is on, and one device access by a kernel
+ * (mode 0 read, 1 write, 2 a read the host waits for) judged against the size the app requested,
+ * the bytes written so far and the writes still queued. */
+int opemu_strict(void);
+void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const char *what);
+
 /* Configuration read once by the C core. */
 const char *opemu_soc_name(void);
 int opemu_deterministic(void);

@@ -107,7 +107,6 @@ int opemu_mc_current_device(void);
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
 
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
-int opemu_strict(void);
 /* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */
 void opemu_finding(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void opemu_sanitize_alloc(opemu_allocation *a);
@@ -115,12 +114,16 @@ void opemu_sanitize_free(const opemu_allocation *a);
 void opemu_sanitize_bad_free(const void *ptr, const char *api);
 /* An access that found no live device allocation: reported as a use after free when it was one. */
 void opemu_sanitize_missing(const void *address, const char *what);
-/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
- * or with writes still queued on a stream (read before synchronisation); writes mark bytes. */
-void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+/* opemu_strict and opemu_sanitize_access (bridge_api.h): requested-size overruns, reads of bytes never
+ * written or with writes still queued on a stream (read before synchronisation); writes mark bytes. */
 /* A write queued on a stream (+1) or executed (-1). */
 void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);
+/* Before a device reset releases the device's memory: what the app never freed is a leak. */
+void opemu_sanitize_reset(int32_t device, const char *when);
+/* A copy or set as it executes: its source is read (synchronous: the host waits for it), its
+ * destination written. */
+void opemu_sanitize_transfer(void *dst, const void *src, uint64_t count, int is_set, int synchronous);
 const char *opemu_trace_current(void);
 /* the messages set on this thread (errors.c): a count, and the text of the last one */
 unsigned long opemu_error_serial(void);

@@ -242,8 +242,10 @@ OPEMU_EXPORT mcError_t mcFree(void *devPtr)
         return mcSuccess;
     mc_context();
     int pending = opemu_device_drain(current_device);
-    if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0)
+    if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0) {
+        opemu_sanitize_bad_free(devPtr, "mcFree");
         return mc_fail(mcErrorInvalidValue, "mcFree: %p was not allocated by mcMalloc or was freed already", devPtr);
+    }
     return pending ? from_runtime(pending, "mcFree") : mcSuccess;
 }
 
@@ -265,9 +267,11 @@ OPEMU_EXPORT mcError_t mcFreeHost(void *ptr)
 {
     if (ptr == NULL)
         return mcSuccess;
-    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0)
+    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0) {
+        opemu_sanitize_bad_free(ptr, "mcFreeHost");
         return mc_fail(mcErrorInvalidValue, "mcFreeHost: %p was not allocated by mcMallocHost or was freed already",
                        ptr);
+    }
     return mcSuccess;
 }
 
@@ -318,6 +322,7 @@ typedef struct {
 static int run_transfer(void *payload)
 {
     transfer *t = payload;
+    opemu_sanitize_transfer(t->dst, t->src, t->count, t->is_set, 0);
     if (t->is_set)
         memset(t->dst, t->value, t->count);
     else if (t->dst != t->src)

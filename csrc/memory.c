@@ -282,11 +282,7 @@ static int is_device(const void *address)
 static int run_transfer(void *payload)
 {
     transfer *t = payload;
-    if (opemu_strict()) {
-        if (!t->is_set && t->dst != t->src && is_device(t->src))
-            opemu_sanitize_access(t->src, t->count, t->synchronous ? 2 : 0, "the copy's source");
-        opemu_sanitize_access(t->dst, t->count, 1, t->is_set ? "the memset's destination" : "the copy's destination");
-    }
+    opemu_sanitize_transfer(t->dst, t->src, t->count, t->is_set, t->synchronous);
     if (t->is_set)
         memset(t->dst, t->value, t->count);
     else if (t->dst != t->src)

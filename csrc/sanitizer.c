@@ -6,7 +6,8 @@
  *   - use after free, double free, freeing what no allocator returned;
  *   - reads of device memory never written (fresh allocations are also poisoned with 0xFF bytes);
  *   - host reads of memory a stream has yet to write (read before synchronisation);
- *   - leaks of memory and handles at aclFinalize and at exit.
+ *   - leaks of memory at a device reset (aclrtResetDevice, mcDeviceReset), and of memory and handles
+ *     (runtime and mcDNN objects) at aclFinalize and at exit.
  * Other modules add their own findings (executor reuse, memcpy kinds, short workspaces, …).
  * Findings go to OPEMU_CHECK_REPORT (a file, one line each) or stderr. */
 #include <stdarg.h>
@@ -127,8 +128,8 @@ void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const
         return;
     uint64_t offset = (uintptr_t)address - a.start;
     if (offset + nbytes > a.requested)
-        opemu_finding("out-of-bounds", "%s: %llu bytes at %p reach %llu bytes past the %llu requested from aclrtMalloc "
-                      "(inside the allocator's rounding to %llu)", what, (unsigned long long)nbytes, address,
+        opemu_finding("out-of-bounds", "%s: %llu bytes at %p reach %llu bytes past the %llu requested from the "
+                      "allocator (inside its rounding to %llu)", what, (unsigned long long)nbytes, address,
                       (unsigned long long)(offset + nbytes - a.requested), (unsigned long long)a.requested,
                       (unsigned long long)a.mapped);
     if (a.shadow == NULL)
@@ -145,11 +146,21 @@ void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const
     }
     for (uint64_t g = first; g <= last; g++) {
         if (!a.shadow->written[g]) {
-            opemu_finding("uninitialized-read", "%s reads device memory at %p never written since aclrtMalloc",
+            opemu_finding("uninitialized-read", "%s reads device memory at %p never written since its allocation",
                           what, (void *)(a.start + g * GRANULE));
             break;
         }
     }
+}
+
+void opemu_sanitize_transfer(void *dst, const void *src, uint64_t count, int is_set, int synchronous)
+{
+    if (!opemu_strict())
+        return;
+    opemu_allocation a;
+    if (!is_set && dst != src && opemu_memory_find(src, &a) && a.kind == OPEMU_MEM_DEVICE)
+        opemu_sanitize_access(src, count, synchronous ? 2 : 0, "the copy's source");
+    opemu_sanitize_access(dst, count, 1, is_set ? "the memset's destination" : "the copy's destination");
 }
 
 void opemu_sanitize_pending(const void *address, int delta)
@@ -162,32 +173,54 @@ void opemu_sanitize_pending(const void *address, int delta)
 typedef struct {
     unsigned long count;
     uint64_t bytes;
+    const char *when;
+    int32_t device; /* -1: every allocation */
 } leak_tally;
 
 static void tally(const opemu_allocation *a, void *context)
 {
     leak_tally *t = context;
+    if (t->device >= 0 && (a->kind != OPEMU_MEM_DEVICE || a->device != t->device))
+        return;
     t->count++;
     t->bytes += a->requested;
     if (t->count <= 16)
-        opemu_finding("leak", "%s memory at %p (%llu bytes) was never freed",
+        opemu_finding("leak", "%s memory at %p (%llu bytes) was never freed, at %s",
                       a->kind == OPEMU_MEM_DEVICE ? "device" : "host", (void *)a->start,
-                      (unsigned long long)a->requested);
+                      (unsigned long long)a->requested, t->when);
+}
+
+static void report_memory(int32_t device, const char *when)
+{
+    leak_tally t = {0, 0, when, device};
+    opemu_memory_each(tally, &t);
+    if (t.count > 16)
+        opemu_finding("leak", "%lu allocations (%llu bytes) were never freed, at %s", t.count,
+                      (unsigned long long)t.bytes, when);
+}
+
+/* Called before a device reset releases what the device holds (aclrtResetDevice, mcDeviceReset):
+ * memory the app never freed is a leak there, as compute-sanitizer reports it at cudaDeviceReset. */
+void opemu_sanitize_reset(int32_t device, const char *when)
+{
+    if (opemu_strict())
+        report_memory(device, when);
 }
 
 void opemu_sanitize_leaks(const char *when)
 {
     if (!opemu_strict() || __atomic_exchange_n(&leaks_reported, 1, __ATOMIC_SEQ_CST))
         return;
-    leak_tally t = {0, 0};
-    opemu_memory_each(tally, &t);
-    if (t.count > 16)
-        opemu_finding("leak", "%lu allocations (%llu bytes) were never freed, at %s", t.count,
-                      (unsigned long long)t.bytes, when);
+    report_memory(-1, when);
     static const struct { int kind; const char *name; } kinds[] = {
         {OPEMU_KIND_TENSOR, "aclTensor"}, {OPEMU_KIND_SCALAR, "aclScalar"}, {OPEMU_KIND_INT_ARRAY, "aclIntArray"},
         {OPEMU_KIND_TENSOR_LIST, "aclTensorList"}, {OPEMU_KIND_EXECUTOR, "aclOpExecutor"},
-        {OPEMU_KIND_EVENT, "aclrtEvent"}, {OPEMU_KIND_DATA_BUFFER, "aclDataBuffer"}};
+        {OPEMU_KIND_EVENT, "aclrtEvent"}, {OPEMU_KIND_DATA_BUFFER, "aclDataBuffer"},
+        {OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t"}, {OPEMU_KIND_MCDNN_TENSOR, "mcdnnTensorDescriptor_t"},
+        {OPEMU_KIND_MCDNN_ACTIVATION, "mcdnnActivationDescriptor_t"},
+        {OPEMU_KIND_MCDNN_POOLING, "mcdnnPoolingDescriptor_t"}, {OPEMU_KIND_MCDNN_LRN, "mcdnnLRNDescriptor_t"},
+        {OPEMU_KIND_MCDNN_DROPOUT, "mcdnnDropoutDescriptor_t"},
+        {OPEMU_KIND_MCDNN_SPATIAL_TF, "mcdnnSpatialTransformerDescriptor_t"}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t n = opemu_handle_count(kinds[i].kind);
         if (n)

@@ -1,0 +1,57 @@
+"""`opemu check` on MACA programs: the same findings as for CANN ones (reads of unwritten memory,
+overruns of the requested size, double frees, an mcDNN routine writing past its allocation,
+mcDNN objects never destroyed), and leaks reported at a device reset as compute-sanitizer does."""
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, opemu_only, run_program, toolkit
+
+pytestmark = [opemu_only]
+
+EXPECTED = {
+    "uninitialized-read": ("uninitialized-read", '"function": "mcMemcpy"'),
+    "out-of-bounds": ("out-of-bounds", "100 bytes past the 100 requested"),
+    "double-free": ("double-free", "mcFree: "),
+    "routine-overrun": ("out-of-bounds", "mcdnnActivationForward: y: 256 bytes"),
+    "mcdnn-leak": ("leak", "1 mcdnnTensorDescriptor_t object(s) were never destroyed"),
+    "mc-reset-leak": ("leak", '(64 bytes) was never freed, at the device\'s reset | call: {"function": "mcDeviceReset"'),
+    "acl-reset-leak": ("leak", '(64 bytes) was never freed, at the device\'s reset | call: {"function": "aclrtResetDevice"'),
+}
+
+
+@pytest.fixture(scope="module")
+def mc_check_probe(build_dir):
+    home, output = toolkit(), build_dir / "mc_check_probe"
+    command = ["g++", str(ROOT / "tests" / "c" / "mc_check_probe.cpp"), "-Wall", "-o", str(output),
+               "-I%s/include" % home, "-I%s/include/mcr" % home, "-L%s/lib" % home, "-lmcdnn", "-lmcruntime",
+               "-lascendcl"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return output
+
+
+def opemu_check(*command):
+    return subprocess.run([sys.executable, "-m", "opemu.cli", "check", "--", *map(str, command)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_every_case_is_tested(mc_check_probe):
+    listed = run_program(mc_check_probe).stdout.split()
+    assert set(listed) == set(EXPECTED) | {"clean"}
+
+
+def test_a_correct_maca_program_has_no_findings(mc_check_probe):
+    result = opemu_check(mc_check_probe, "clean")
+    assert result.returncode == 0 and "0 finding(s); the program exited with 0" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_maca_misuse_is_found(mc_check_probe, case):
+    kind, text = EXPECTED[case]
+    result = opemu_check(mc_check_probe, case)
+    findings = [line for line in result.stdout.splitlines() if line.startswith("opemu check: [")]
+    assert result.returncode == 1 and {line.split("]")[0][len("opemu check: ["):] for line in findings} == {kind}, \
+        result.stdout
+    assert any(text in line for line in findings), result.stdout
