@@ -32,13 +32,53 @@ static FILE *open_trace_file(const char *pattern)
     return f;
 }
 
+/* mcDNN's API log, cuDNN 8's by name (MCDNN_LOGINFO_DBG=1: every mcdnn call; MCDNN_LOGERR_DBG=1:
+ * failed ones) to MCDNN_LOGDEST_DBG (stdout, stderr or a file name); nothing without a destination. */
+static FILE *mcdnn_log;
+static int mcdnn_log_info, mcdnn_log_errors;
+
+static int env_is_one(const char *name)
+{
+    const char *value = getenv(name);
+    return value && strcmp(value, "1") == 0;
+}
+
+static void open_mcdnn_log(void)
+{
+    const char *dest = getenv("MCDNN_LOGDEST_DBG");
+    mcdnn_log_info = env_is_one("MCDNN_LOGINFO_DBG");
+    mcdnn_log_errors = mcdnn_log_info || env_is_one("MCDNN_LOGERR_DBG") || env_is_one("MCDNN_LOGWARN_DBG");
+    if (!mcdnn_log_errors || dest == NULL || *dest == 0)
+        return;
+    mcdnn_log = strcmp(dest, "stdout") == 0 ? stdout : strcmp(dest, "stderr") == 0 ? stderr : open_trace_file(dest);
+}
+
+static void log_mcdnn_call(const opemu_trace *t, const char *function, long long status, double start_us)
+{
+    if (mcdnn_log == NULL || strncmp(function, "mcdnn", 5) != 0 || (status == 0 && !mcdnn_log_info))
+        return;
+    char mark = status ? 'e' : 'i';
+    pthread_mutex_lock(&lock);
+    fprintf(mcdnn_log, "%c! mcDNN (v%d) function %s() called:\n", status ? 'E' : 'I', MCDNN_VERSION, function);
+    if (status)
+        fprintf(mcdnn_log, "%c!     Error: %s; Reason: %s\n", mark,
+                mcdnnGetErrorString((mcdnnStatus_t)status),
+                opemu_error_serial() != t->error_mark ? opemu_error_last() : "");
+    fprintf(mcdnn_log, "%c!     Call: %s}}\n", mark, t->text); /* the record so far: arguments, not yet closed */
+    fprintf(mcdnn_log, "%c! Time: %.6f s (monotonic clock); Process=%d; Thread=%ld.\n\n", mark, start_us / 1e6,
+            (int)getpid(), (long)syscall(SYS_gettid));
+    fflush(mcdnn_log);
+    pthread_mutex_unlock(&lock);
+}
+
 /* The sanitizer needs the record too: it names the call behind each finding. */
 __attribute__((constructor)) static void open_trace(void)
 {
     const char *path = getenv("OPEMU_TRACE");
     if (path && *path)
         trace_file = open_trace_file(path);
-    opemu_trace_enabled = trace_file != NULL || opemu_strict();
+    open_mcdnn_log();
+    opemu_trace_enabled = trace_file != NULL || mcdnn_log != NULL || opemu_strict();
 }
 
 const char *opemu_trace_current(void)
@@ -143,6 +183,12 @@ void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tenso
 void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
 {
     current = NULL;
+    if (mcdnn_log) {
+        char function[128];
+        const char *name = t->text + strlen("{\"function\": \"");
+        snprintf(function, sizeof function, "%.*s", (int)strcspn(name, "\""), name);
+        log_mcdnn_call(t, function, status, t->start_us);
+    }
     if (trace_file == NULL)
         return;
     double duration = now_us() - t->start_us;

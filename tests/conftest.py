@@ -1,5 +1,6 @@
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # same ABI, e.g. a real toolkit, given its prefix. Tests of opemu's own switches are then skipped.
 TARGET = os.environ.get("OPEMU_TARGET_PREFIX")
 opemu_only = pytest.mark.skipif(TARGET is not None, reason="exercises opemu's own switches or tools")
+# The vendor-style log files (plog) of the programs the tests run go to a scratch directory, not ~/ascend/log.
+os.environ.setdefault("ASCEND_PROCESS_LOG_PATH", tempfile.mkdtemp(prefix="opemu-plog-"))
 
 
 def toolkit():
