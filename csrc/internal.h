@@ -107,6 +107,8 @@ int opemu_mc_current_device(void);
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
 
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
+/* An invalid OPEMU_* value: one line on stderr; the caller goes on with the default (config.c). */
+void opemu_setting_refused(const char *name, const char *value, const char *expected, const char *fallback);
 /* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */
 void opemu_finding(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void opemu_sanitize_alloc(opemu_allocation *a);

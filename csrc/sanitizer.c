@@ -41,6 +41,8 @@ int opemu_strict(void)
     if (strict < 0) {
         const char *env = getenv("OPEMU_STRICT");
         strict = env && strcmp(env, "1") == 0;
+        if (env && *env && !strict && strcmp(env, "0") != 0)
+            opemu_setting_refused("OPEMU_STRICT", env, "0 or 1", "0");
     }
     return strict;
 }

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from xml.etree import ElementTree
 
-from opemu import __version__, paths
+from opemu import __version__, paths, settings
 
 # The ops-nn example line (reference §6) and the MACA one, together: unused names cost nothing.
 INCLUDE_DIRS = ("include", "include/aclnnop", "include/aclnn", "include/mcr")
@@ -396,6 +396,10 @@ def main(argv=None):
         if getattr(args, name, None) and getattr(args, name)[0] == "--":
             setattr(args, name, getattr(args, name)[1:])
     try:
+        if args.command_name in ("run", "exec", "check", "samples", "doctor"):
+            refused = settings.problems()
+            if refused:
+                raise CommandError("; ".join(refused))
         return args.func(args)
     except CommandError as error:
         sys.stderr.write("opemu %s: %s\n" % (args.command_name, error))
