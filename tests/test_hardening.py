@@ -64,3 +64,19 @@ def test_zero_stride_mask_of_2_to_34_bytes_is_read_only_where_the_rows_are():
     from opemu.ops.aclnn import _vocab_parallel as vp
     mask = np.lib.stride_tricks.as_strided(np.array([0b10100101], np.uint8), (2 ** 34,), (0,))
     assert vp.outside_shard(mask, 12).tolist() == [1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 0]
+
+
+def test_runtime_calls_before_aclInit_work_as_on_the_vendor_runtime(build_dir):
+    """The runtime initialises itself on demand: device, memory and stream calls need no aclInit
+    (only features with an init of their own, such as dump and profiling, answer
+    ACL_ERROR_UNINITIALIZE), so a program that skips aclInit runs."""
+    import subprocess
+    from conftest import run_program, toolkit
+    source, output = build_dir / "no_init.cpp", build_dir / "no_init"
+    source.write_text('#include <cstdio>\n#include "acl/acl.h"\nint main() {\n  void* p = nullptr; aclrtStream s;\n'
+                      '  printf("%d %d %d %d\\n", aclrtSetDevice(0), aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST),\n'
+                      '         aclrtCreateStream(&s), aclrtSynchronizeStream(s));\n  return 0;\n}\n')
+    home = toolkit()
+    subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/lib64" % home, "-lascendcl"],
+                   check=True)
+    assert run_program(output).stdout.split() == ["0", "0", "0", "0"]
