@@ -121,6 +121,13 @@ void opemu_sanitize_missing(const void *address, const char *what);
 /* A write queued on a stream (+1) or executed (-1). */
 void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);
+/* The memory behind an allocation: under the sanitizer device memory gets pages of its own (kept
+ * inaccessible while no API call runs, so a host dereference faults as on the hardware). */
+int opemu_block_obtain(void **out, size_t alignment, uint64_t mapped, int kind);
+void opemu_block_release(const opemu_allocation *a);
+/* Around every API call (the shims' trace): device memory is accessible while any call runs. */
+void opemu_sanitize_enter(void);
+void opemu_sanitize_leave(void);
 /* Before a device reset releases the device's memory: what the app never freed is a leak. */
 void opemu_sanitize_reset(int32_t device, const char *when);
 /* A copy or set as it executes: its source is read (synchronous: the host waits for it), its

@@ -166,7 +166,7 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
     pthread_mutex_lock(&lock);
     void *p = NULL;
     uint64_t *used = kind == OPEMU_MEM_DEVICE ? used_of(device) : NULL;
-    if ((used && mapped > opemu_device_memory_bytes() - *used) || posix_memalign(&p, alignment, mapped) != 0) {
+    if ((used && mapped > opemu_device_memory_bytes() - *used) || opemu_block_obtain(&p, alignment, mapped, kind) != 0) {
         pthread_mutex_unlock(&lock);
         return -1;
     }
@@ -190,10 +190,11 @@ int opemu_memory_free(void *ptr, int kind)
     }
     if (kind == OPEMU_MEM_DEVICE)
         *used_of(table[i].device) -= table[i].mapped;
-    opemu_sanitize_free(&table[i]);
+    opemu_allocation gone = table[i];
+    opemu_sanitize_free(&gone);
     table_remove((size_t)i);
     pthread_mutex_unlock(&lock);
-    free(ptr);
+    opemu_block_release(&gone);
     return 0;
 }
 
@@ -223,7 +224,7 @@ void opemu_memory_release_device(int32_t device)
     for (size_t i = count; i-- > 0;) {
         if (table[i].kind == OPEMU_MEM_DEVICE && table[i].device == device) {
             opemu_sanitize_free(&table[i]);
-            free((void *)table[i].start);
+            opemu_block_release(&table[i]);
             table_remove(i);
         }
     }

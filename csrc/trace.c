@@ -119,6 +119,7 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->start_us = now_us();
     t->error_mark = opemu_error_serial();
     current = t;
+    opemu_sanitize_enter();
 }
 
 void opemu_trace_integer(opemu_trace *t, const char *name, long long value)
@@ -183,6 +184,7 @@ void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tenso
 void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
 {
     current = NULL;
+    opemu_sanitize_leave();
     if (mcdnn_log) {
         char function[128];
         const char *name = t->text + strlen("{\"function\": \"");

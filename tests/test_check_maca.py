@@ -1,6 +1,7 @@
 """`opemu check` on MACA programs: the same findings as for CANN ones (reads of unwritten memory,
 overruns of the requested size, double frees, an mcDNN routine writing past its allocation,
-mcDNN objects never destroyed), and leaks reported at a device reset as compute-sanitizer does."""
+mcDNN objects never destroyed, a host dereference of device memory), and leaks reported at a
+device reset as compute-sanitizer does."""
 import subprocess
 import sys
 
@@ -17,6 +18,7 @@ EXPECTED = {
     "routine-overrun": ("out-of-bounds", "mcdnnActivationForward: y: 256 bytes"),
     "mcdnn-leak": ("leak", "1 mcdnnTensorDescriptor_t object(s) were never destroyed"),
     "mc-reset-leak": ("leak", '(64 bytes) was never freed, at the device\'s reset | call: {"function": "mcDeviceReset"'),
+    "host-access": ("host-access", "the host dereferenced device memory at "),
     "acl-reset-leak": ("leak", '(64 bytes) was never freed, at the device\'s reset | call: {"function": "aclrtResetDevice"'),
 }
 
@@ -40,6 +42,15 @@ def opemu_check(*command):
 def test_every_case_is_tested(mc_check_probe):
     listed = run_program(mc_check_probe).stdout.split()
     assert set(listed) == set(EXPECTED) | {"clean"}
+
+
+def test_host_dereference_of_device_memory_faults_as_on_the_device(mc_check_probe):
+    result = opemu_check(mc_check_probe, "host-access")
+    assert "the program exited with -11" in result.stdout and "read " not in result.stdout, result.stdout
+
+
+def test_without_check_a_host_dereference_goes_through(mc_check_probe):
+    assert "read 0" in run_program(mc_check_probe, "host-access").stdout  # lenient by default, as documented
 
 
 def test_a_correct_maca_program_has_no_findings(mc_check_probe):

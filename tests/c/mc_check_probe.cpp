@@ -70,6 +70,13 @@ static std::map<std::string, std::function<int()>> cases = {
          mcMalloc(&d, 64);
          return (int)mcDeviceReset();
      }},
+    {"host-access", [] {  // on the device a host dereference of device memory faults
+         void *d;
+         mcMalloc(&d, 64);
+         mcMemset(d, 0, 64);
+         printf("read %d\n", ((volatile char *)d)[0]);
+         return (int)mcFree(d);
+     }},
     {"acl-reset-leak", [] {
          void *d;
          aclInit(nullptr);
