@@ -81,3 +81,14 @@ def test_runtime_calls_before_aclInit_work_as_on_the_vendor_runtime(build_dir):
     subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/lib64" % home, "-lascendcl"],
                    check=True)
     assert run_program(output).stdout.split() == ["0", "0", "0", "0"]
+
+
+def test_vocab_start_beyond_int32_with_an_int32_target_is_no_internal_error():
+    """Found by the fuzz suite: vocabStartIndex = 2^31 with INT32 targets overflowed NumPy's int32."""
+    import json
+    import fuzz_worker
+    from test_fuzz import ACLNN_SEEDS
+    args = json.loads(json.dumps(ACLNN_SEEDS["aclnnFusedLinearOnlineMaxSum"]))
+    args[3] = args[4] = 2 ** 31
+    result, violations = fuzz_worker.run_aclnn({"family": "aclnn", "op": "aclnnFusedLinearOnlineMaxSum", "args": args})
+    assert violations == [] and result["phase1"] == 0 and result["phase2"] == 0
