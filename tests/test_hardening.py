@@ -92,3 +92,18 @@ def test_vocab_start_beyond_int32_with_an_int32_target_is_no_internal_error():
     args[3] = args[4] = 2 ** 31
     result, violations = fuzz_worker.run_aclnn({"family": "aclnn", "op": "aclnnFusedLinearOnlineMaxSum", "args": args})
     assert violations == [] and result["phase1"] == 0 and result["phase2"] == 0
+
+
+def test_pooling_window_of_2_to_31_costs_what_the_input_does():
+    """Found by the fuzz suite: a 1 x (2^31-1) window made pooling backward run for minutes."""
+    import time
+    import fuzz_worker
+    plane = {"strides": None, "dtype": 0}
+    case = {"family": "mcdnn", "routine": "mcdnnPoolingBackward",
+            "descriptors": {"poolingDesc": {"mode": 0, "nan": 0, "window": [1, 2 ** 31 - 1, 0, 0, 1, 1]},
+                            "yDesc": dict(plane, dims=[2, 3, 2, 2]), "dyDesc": dict(plane, dims=[2, 3, 2, 2]),
+                            "xDesc": dict(plane, dims=[2, 3, 4, 4]), "dxDesc": dict(plane, dims=[2, 3, 4, 4])},
+            "alloc": {}, "values": {}, "scalars": {"alpha": 1.0, "beta": 0.0}, "double_scalars": False}
+    start = time.monotonic()
+    result, violations = fuzz_worker.run_mcdnn(case)
+    assert violations == [] and time.monotonic() - start < 5
