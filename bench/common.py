@@ -14,7 +14,7 @@ def build(source, output):
     home = opemu.prefix()
     subprocess.run(["g++", "-O2", str(source), "-o", str(output), "-I%s/include" % home, "-I%s/include/aclnnop" % home,
                     "-I%s/include/mcr" % home, "-L%s/lib64" % home, "-lopapi", "-lnnopbase", "-lascendcl",
-                    "-lmcdnn", "-lmcruntime", "-ldl"], check=True)
+                    "-lmcdnn", "-lmcblas", "-lmcruntime", "-ldl"], check=True)
     return output
 
 

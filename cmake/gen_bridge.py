@@ -1,19 +1,25 @@
-"""Build step: derive the bridge between the C library and Python from the headers.
+"""Build step: derive the exported surface and the bridge into Python from the headers.
 
-The prototypes in include/ are the single source. This script preprocesses them, reads every
-declared function, asks the compiled C core (through `nm`) which of them C defines, and writes:
+The prototypes in include/ (plus the aclnnop headers generated from cmake/surface, see
+surface.py) are the single source. This script preprocesses them, reads every declared function,
+asks the compiled C core (through `nm`) which of them C defines, reads the explicit list of
+Python-implemented entry points (python/opemu/implemented.py), and writes:
 
   impl_names.h      (a first pass, before the C core compiles: --impl-names) `#define X
                     opemu_impl_X` for every entry point, force-included into the core, so C
                     implements opemu_impl_X and the exported X is always a generated shim
   bridge.c          the cffi embedding module: cdef of csrc/bridge_api.h, plus one embedded
-                    (Python-implemented) function per entry point that C does not define
+                    function per Python-implemented entry point
   entry_shims.c     every exported entry point: it records the call when OPEMU_TRACE is set, then
-                    calls the C implementation, the generic aclnn launcher (phase 2), or Python
-                    (after checking that the interpreter started: cffi alone would return 0)
-  exports.c         one dummy definition per public symbol: the symbol table of the vendor-named
-                    filter libraries (libascendcl.so …), whose calls the loader sends to libopemu.so
-  entry_points.json what the bridge, `opemu info` and docs/SUPPORT.md know about each entry point
+                    calls the C implementation, the generic aclnn launcher (phase 2 of an op
+                    Python implements), or Python (after checking that the interpreter started:
+                    cffi alone would return 0); every other function answers its family's
+                    not-supported status from C, without starting Python
+  exports/<lib>.c   one dummy definition per symbol a vendor library exports (libraries.tsv): the
+                    symbol table of the vendor-named filter libraries, whose calls the loader
+                    sends to libopemu.so
+  entry_points.json what the bridge, `opemu info`, the preflight and docs/SUPPORT.md know about
+                    each exported symbol
 
 Aclnn phase-2 functions all share one signature and are routed to C's generic launcher.
 """
@@ -28,38 +34,54 @@ import cffi
 import pycparser
 from pycparser import c_ast, c_generator
 
+import surface
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE_LIBC = os.path.join(HERE, "fake_libc")
 STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
 }
-PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn")
+PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common")
 # What an entry point returns when Python cannot run it: the family's internal-error status.
 FAILURE_VALUES = {
     "aclnnStatus": "561000",   # ACLNN_ERR_INNER
     "aclError": "500000",      # ACL_ERROR_INTERNAL_ERROR
     "mcdnnStatus_t": "4",      # MCDNN_STATUS_INTERNAL_ERROR
     "mcError_t": "999",        # mcErrorUnknown
+    "mcblasStatus_t": "14",    # MCBLAS_STATUS_INTERNAL_ERROR
+}
+# What an entry point opemu does not emulate returns: the family's documented not-supported status.
+NOT_SUPPORTED = {
+    "aclnnStatus": "ACLNN_ERR_RUNTIME_ERROR",
+    "aclError": "ACL_ERROR_API_NOT_SUPPORT",
+    "mcdnnStatus_t": "MCDNN_STATUS_NOT_SUPPORTED",
+    "mcError_t": "mcErrorNotSupported",
+    "mcblasStatus_t": "MCBLAS_STATUS_NOT_SUPPORTED",
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
 IMPL_PREFIX = "opemu_impl_"
 
 
-def preprocess(cc, include_dir, csrc_dir, header):
-    cmd = [cc, "-E", "-P", "-std=c99", "-nostdinc", "-I", FAKE_LIBC, "-I", include_dir, "-I", csrc_dir,
-           "-D__attribute__(x)=", "-D__extension__=", "-DOPEMU_GENERATOR", header]
+def preprocess(cc, include_dirs, csrc_dir, header, markers=False):
+    """The header as C99 sees it; with `markers`, line markers that tell which file each line is from."""
+    cmd = [cc, "-E", "-std=c99", "-nostdinc", "-I", FAKE_LIBC]
+    for directory in include_dirs:
+        cmd += ["-I", directory]
+    cmd += ["-I", csrc_dir, "-D__attribute__(x)=", "-D__extension__=", "-DOPEMU_GENERATOR", header]
+    if not markers:
+        cmd.insert(2, "-P")
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def public_headers(include_dir):
-    for sub in PUBLIC_HEADER_DIRS:
-        root = os.path.join(include_dir, sub)
-        for dirpath, _, files in os.walk(root):
-            for name in sorted(files):
-                path = os.path.join(dirpath, name)
-                if name.endswith(".h") and "fp16_t" not in name:  # fp16_t.h is C++-only and declares no entry point
-                    yield os.path.relpath(path, include_dir)
+def public_headers(include_dirs):
+    """(root, path relative to it) of every public header; fp16_t.h is C++-only and declares no C entry point."""
+    for root_dir in include_dirs:
+        for sub in PUBLIC_HEADER_DIRS:
+            for dirpath, _, files in os.walk(os.path.join(root_dir, sub)):
+                for name in sorted(files):
+                    if name.endswith(".h") and "fp16_t" not in name:
+                        yield root_dir, os.path.relpath(os.path.join(dirpath, name), root_dir)
 
 
 def defined_symbols(objects):
@@ -105,7 +127,7 @@ class Function:
         return text
 
     def family(self):
-        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mc", "mc"), ("acl", "acl")):
+        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"), ("acl", "acl")):
             if self.name.startswith(prefix) or self.name.startswith(prefix.capitalize()):
                 return family
         return "other"
@@ -126,13 +148,16 @@ def read_functions(ast, header_of):
     return functions
 
 
-def header_of_each_function(cc, include_dir, csrc_dir, headers, parser):
+def owning_headers(ast, include_dirs):
+    """{function: header path relative to include/}, from the line markers of the parse."""
+    roots = [os.path.realpath(d) + os.sep for d in include_dirs]
     owner = {}
-    for rel in headers:
-        text = preprocess(cc, include_dir, csrc_dir, os.path.join(include_dir, rel))
-        for node in parser.parse(text, rel).ext:
-            if isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl):
-                owner.setdefault(node.name, rel)
+    for node in ast.ext:
+        if isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl) and node.coord:
+            path = os.path.realpath(node.coord.file)
+            for root_dir in roots:
+                if path.startswith(root_dir):
+                    owner.setdefault(node.name, path[len(root_dir):])
     return owner
 
 
@@ -163,6 +188,23 @@ def pointer_typedefs(ast):
 
 
 POINTER_TYPEDEFS = set()
+AGGREGATES = set()  # names of struct/union types passed or returned by value (`struct mcExtent`, dim3 …)
+
+
+def aggregate_types(ast):
+    """Type spellings that denote a struct or union value: typedef names and `struct X` forms."""
+    names = set()
+    for node in ast.ext:
+        if isinstance(node, c_ast.Typedef) and isinstance(node.type, c_ast.TypeDecl):
+            inner = node.type.type
+            if isinstance(inner, (c_ast.Struct, c_ast.Union)):
+                names.add(node.name)
+            elif isinstance(inner, c_ast.IdentifierType) and " ".join(inner.names) in names:
+                names.add(node.name)
+        declared = node.type if isinstance(node, c_ast.Decl) else None
+        if isinstance(declared, (c_ast.Struct, c_ast.Union)) and declared.name:
+            names.add("%s %s" % ("struct" if isinstance(declared, c_ast.Struct) else "union", declared.name))
+    return names
 INTEGERS = {"int8_t": "i8", "int16_t": "i16", "int32_t": "i32", "int64_t": "i64", "uint8_t": "u8", "uint16_t": "u16",
             "uint32_t": "u32", "uint64_t": "u64", "size_t": "u64", "int": "i32", "unsigned int": "u32",
             "char": "i8", "long": "i64", "unsigned long": "u64", "_Bool": "bool", "bool": "bool", "float": "f32",
@@ -206,6 +248,8 @@ def trace_argument(name, ctype):
     bare = ctype.replace("const ", "").replace(name, "").strip()
     if bare in POINTER_TYPEDEFS:
         bare += " *"
+    if bare in AGGREGATES:
+        return "opemu_trace_pointer(&t, \"%s\", (const void *)&%s);" % (name, name)
     if bare in ("aclTensor *",):
         return "opemu_trace_tensor(&t, \"%s\", %s);" % (name, name)
     if bare == "char *":
@@ -217,21 +261,48 @@ def trace_argument(name, ctype):
     return "opemu_trace_integer(&t, \"%s\", (long long)%s);" % (name, name)
 
 
-def shim(fn, functions, in_c):
-    """The exported entry point: trace if asked, then the implementation."""
+def not_supported_status(fn):
+    """The status a not-supported function reports: by the type it returns, else by its name's family."""
+    if fn.returns in NOT_SUPPORTED:
+        return NOT_SUPPORTED[fn.returns]
+    for prefix, returns in (("aclnn", "aclnnStatus"), ("mcdnn", "mcdnnStatus_t"), ("mcblas", "mcblasStatus_t"),
+                            ("mc", "mcError_t"), ("acl", "aclError")):
+        if fn.name.startswith(prefix):
+            return NOT_SUPPORTED[returns]
+    return "ACL_ERROR_API_NOT_SUPPORT"
+
+
+def not_supported_shim(fn):
+    """An entry point opemu does not emulate: the family's not-supported status and a message, from C."""
+    report = 'opemu_not_supported(%s, "%s", "%s")' % (not_supported_status(fn), fn.name, fn.header)
+    lines = ["OPEMU_ENTRY " + fn.prototype(fn.name), "{"]
+    if fn.returns in NOT_SUPPORTED:
+        lines.append("    return (%s)%s;" % (fn.returns, report))
+    elif fn.returns == "void":
+        lines.append("    %s;" % report)
+    else:
+        lines += ["    %s opemu_result;" % fn.returns, "    memset(&opemu_result, 0, sizeof opemu_result);",
+                  "    %s;" % report, "    return opemu_result;"]
+    return "\n".join(lines + ["}", ""])
+
+
+def shim(fn, route):
+    """The exported entry point: trace if asked, then the implementation `route` names."""
+    if route == "none":
+        return not_supported_shim(fn)
     args = ", ".join(name for name, _ in fn.params)
     lines = []
-    if fn.name in in_c:
+    if route == "c":
         call = "%s%s(%s)" % (IMPL_PREFIX, fn.name, args)
         lines.append(fn.prototype(IMPL_PREFIX + fn.name) + ";")
-    elif is_phase2(fn, functions):
+    elif route == "launch":
         call = "opemu_aclnn_launch(\"%s\", %s)" % (fn.name, args)
     else:
         call = "opemu_py_%s(%s)" % (fn.name, args)
         lines.append(fn.prototype("opemu_py_" + fn.name) + ";")
     fail = fn.failure_value()
     lines += ["OPEMU_ENTRY " + fn.prototype(fn.name), "{"]
-    if fn.name not in in_c and not is_phase2(fn, functions):
+    if route == "python":
         lines += ["    if (opemu_python_ready(\"%s\") != 0)" % fn.name,
                   "        return%s;" % ("" if fail is None else " " + fail)]
     returns = fn.returns
@@ -243,15 +314,50 @@ def shim(fn, functions, in_c):
     if returns == "void":
         lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL);", "    }"]
     else:
-        lines += ["    %s result = %s;" % (returns, call)]
-        if "*" in returns or returns in POINTER_TYPEDEFS:
-            lines += ["    opemu_trace_end(&t, 0, (const void *)result);"]
+        lines += ["    %s opemu_result = %s;" % (returns, call)]
+        if returns in AGGREGATES:
+            lines += ["    opemu_trace_end(&t, 0, NULL);"]
+        elif "*" in returns or returns in POINTER_TYPEDEFS:
+            lines += ["    opemu_trace_end(&t, 0, (const void *)opemu_result);"]
         elif returns in ("float", "double"):
-            lines += ["    opemu_trace_end(&t, (long long)(result != result), NULL);"]
+            lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL);"]
         else:
-            lines += ["    opemu_trace_end(&t, (long long)result, NULL);"]
-        lines += ["    return result;"]
+            lines += ["    opemu_trace_end(&t, (long long)opemu_result, NULL);"]
+        lines += ["    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
+
+
+def python_entry_points(path):
+    """The explicit list (python/opemu/implemented.py), read as data: the build has no numpy."""
+    namespace = {}
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), namespace)
+    return namespace["python_entry_points"]()
+
+
+def routes(functions, in_c, in_python):
+    """{name: c | launch | python | none} for every declared function."""
+    unknown = sorted(in_python - set(functions))
+    if unknown:
+        sys.exit("implemented.py names functions no header declares: %s" % ", ".join(unknown))
+    table = {}
+    for name, fn in functions.items():
+        if name in in_c:
+            table[name] = "c"
+        elif name in in_python:
+            table[name] = "python"
+        elif is_phase2(fn, functions) and name + "GetWorkspaceSize" in in_python:
+            table[name] = "launch"
+        else:
+            table[name] = "none"
+    return table
+
+
+def undeclared_shim(name):
+    """A vendor export no header declares (an op documented by name only): it takes nothing it reads."""
+    return "\n".join(["OPEMU_ENTRY aclnnStatus %s(void)" % name, "{",
+                      '    return (aclnnStatus)opemu_not_supported(ACLNN_ERR_RUNTIME_ERROR, "%s", "");' % name,
+                      "}", ""])
 
 
 INIT_CODE = r'''
@@ -274,11 +380,37 @@ except BaseException as _error:
 '''
 
 
+def write_if_changed(path, text):
+    """Keeps the timestamps of unchanged outputs, so the build does not recompile them."""
+    if os.path.exists(path) and open(path).read() == text:
+        return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def export_tables(functions, undeclared, repos):
+    """{library: [symbol, …]} and {symbol: [library, …]} from libraries.tsv."""
+    table = surface.libraries()
+    exports = {library: [] for library, _ in table}
+    owners = {}
+    named = [(name, fn.header) for name, fn in functions.items()]
+    named += [(name, surface.ACLNN_HEADER_DIR + "/(undeclared).h") for name in undeclared]
+    named += [(row["symbol"], "aclnn/opdev/fp16_t.h") for row in surface.fp16_symbols()]
+    for name, header in sorted(named):
+        owners[name] = surface.libraries_of(name, header, repos, table)
+        if not owners[name]:
+            sys.exit("no library in libraries.tsv exports %s (%s)" % (name, header))
+        for library in owners[name]:
+            exports[library].append(name)
+    return exports, owners
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--include", required=True)
     ap.add_argument("--csrc", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--implemented", required=True, help="python/opemu/implemented.py")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--impl-names", help="write only impl_names.h (the pass before the core compiles)")
     ap.add_argument("objects", nargs="*")
@@ -286,33 +418,36 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     parser = pycparser.CParser()
 
-    headers = list(public_headers(args.include))
+    generated_include = os.path.join(args.out, "include")
+    undeclared = surface.write_aclnn_headers(generated_include)
+    include_dirs = [args.include, generated_include]
+    headers = [rel for _, rel in public_headers(include_dirs)]
     umbrella = os.path.join(args.out, "all_public.h")
-    with open(umbrella, "w") as f:
-        f.write("".join('#include "%s"\n' % h for h in headers))
-    public_ast = parser.parse(preprocess(args.cc, args.include, args.csrc, umbrella), "public")
+    write_if_changed(umbrella, "".join('#include "%s"\n' % h for h in headers))
+    public_ast = parser.parse(preprocess(args.cc, include_dirs, args.csrc, umbrella, markers=True), "public")
     if args.impl_names:
-        with open(args.impl_names, "w") as f:
-            f.write("/* Generated: C implements every entry point X as opemu_impl_X; X is a shim. */\n")
-            f.write("".join("#define %s %s%s\n" % (fn.name, IMPL_PREFIX, fn.name)
-                            for fn in read_functions(public_ast, {}).values() if not fn.variadic))
+        write_if_changed(args.impl_names, "/* Generated: C implements every entry point X as opemu_impl_X; X is a shim. */\n"
+                         + "".join("#define %s %s%s\n" % (fn.name, IMPL_PREFIX, fn.name)
+                                   for fn in read_functions(public_ast, {}).values() if not fn.variadic))
         return
-    owner = header_of_each_function(args.cc, args.include, args.csrc, headers, parser)
-    functions = read_functions(public_ast, owner)
+    functions = read_functions(public_ast, owning_headers(public_ast, include_dirs))
     POINTER_TYPEDEFS.update(pointer_typedefs(public_ast))
+    AGGREGATES.update(aggregate_types(public_ast))
     typedefs = {node.name: node.type for node in public_ast.ext if isinstance(node, c_ast.Typedef)}
     in_c = defined_symbols(args.objects)
-    routed = [fn for name, fn in sorted(functions.items()) if name not in in_c]
-    variadic = [fn.name for fn in routed if fn.variadic]
+    route = routes(functions, in_c, python_entry_points(args.implemented))
+    variadic = sorted(name for name, fn in functions.items() if fn.variadic and route[name] == "python")
     if variadic:
         sys.exit("variadic entry points must be implemented in C: %s" % ", ".join(variadic))
+    repos = surface.aclnn_repositories()
+    exports, owners = export_tables(functions, undeclared, repos)
 
-    internal_ast = parser.parse(preprocess(args.cc, args.include, args.csrc, os.path.join(args.csrc, "bridge_api.h")),
+    internal_ast = parser.parse(preprocess(args.cc, include_dirs, args.csrc, os.path.join(args.csrc, "bridge_api.h")),
                                 "bridge_api.h")
     internal = read_functions(internal_ast, {})
-    to_python = [fn for fn in routed if not is_phase2(fn, functions)]
     embedded = [fn.prototype(name) + ";" for name, fn in sorted(internal.items()) if name.startswith("opemu_py_")]
-    embedded += [fn.prototype("opemu_py_" + fn.name) + ";" for fn in to_python]
+    embedded += [fn.prototype("opemu_py_" + name) + ";" for name, fn in sorted(functions.items())
+                 if route[name] == "python"]
 
     entry_points = {
         name: {
@@ -323,33 +458,48 @@ def main():
             "abi": [abi_class(p.type, typedefs) for p in (fn.decl.type.args.params if fn.decl.type.args else [])
                     if not isinstance(p, c_ast.EllipsisParam) and fn.params],
             "returns_abi": abi_class(fn.decl.type.type, typedefs),
-            "implemented_in": "c" if name in in_c else ("launch" if is_phase2(fn, functions) else "python"),
+            "implemented_in": route[name],
             "failure": fn.failure_value(),
+            "libraries": owners[name],
         }
         for name, fn in sorted(functions.items())
     }
-    with open(os.path.join(args.out, "entry_points.json"), "w") as f:
-        json.dump(entry_points, f, indent=1, sort_keys=True)
+    for name in undeclared:
+        entry_points[name] = {"header": "", "family": "aclnn", "returns": "aclnnStatus", "params": [], "abi": [],
+                              "returns_abi": "i32", "implemented_in": "none", "failure": None,
+                              "libraries": owners[name], "declared": False}
+    for row in surface.fp16_symbols():
+        entry_points[row["symbol"]] = {"header": "aclnn/opdev/fp16_t.h", "family": "fp16", "returns": "",
+                                       "params": [], "abi": [], "returns_abi": "data", "implemented_in": "c",
+                                       "failure": None, "libraries": owners[row["symbol"]],
+                                       "demangled": row["declaration"]}
+    write_if_changed(os.path.join(args.out, "entry_points.json"), json.dumps(entry_points, indent=1, sort_keys=True))
 
     ffi = cffi.FFI()
     ffi.cdef(cdef_text(internal_ast))
     ffi.embedding_api("\n".join(embedded))
     ffi.set_source("_opemu_bridge", '#include "internal.h"\n')
     ffi.embedding_init_code(INIT_CODE)
-    bridge_c = os.path.join(args.out, "bridge.c")
+    bridge_c = os.path.join(args.out, "bridge.c.new")
     ffi.emit_c_code(bridge_c)
-    with open(bridge_c, "a") as f:
-        f.write("\nint opemu_bridge_start(void) { return cffi_start_python(); }\n")
+    with open(bridge_c) as f:
+        bridge_text = f.read() + "\nint opemu_bridge_start(void) { return cffi_start_python(); }\n"
+    os.remove(bridge_c)
+    write_if_changed(os.path.join(args.out, "bridge.c"), bridge_text)
 
-    with open(os.path.join(args.out, "entry_shims.c"), "w") as f:
-        f.write("/* Generated by cmake/gen_bridge.py from the headers in include/. */\n")
-        f.write('#include "internal.h"\n#include "all_public.h"\n\n')
-        f.write('#define OPEMU_ENTRY __attribute__((visibility("default")))\n\n')
-        f.write("\n".join(shim(fn, functions, in_c) for name, fn in sorted(functions.items()) if not fn.variadic))
+    shims = [shim(fn, route[name]) for name, fn in sorted(functions.items())
+             if not (fn.variadic and route[name] == "c")]
+    shims += [undeclared_shim(name) for name in undeclared]
+    write_if_changed(os.path.join(args.out, "entry_shims.c"), "".join([
+        "/* Generated by cmake/gen_bridge.py from the headers in include/. */\n",
+        '#include <string.h>\n#include "internal.h"\n#include "all_public.h"\n\n',
+        '#define OPEMU_ENTRY __attribute__((visibility("default")))\n\n', "\n".join(shims)]))
 
-    with open(os.path.join(args.out, "exports.c"), "w") as f:
-        f.write("/* Generated: the symbol table of the vendor-named filter libraries. */\n")
-        f.write("".join("void %s(void) {}\n" % name for name in sorted(functions)))
+    os.makedirs(os.path.join(args.out, "exports"), exist_ok=True)
+    for library, symbols in exports.items():
+        write_if_changed(os.path.join(args.out, "exports", library + ".c"),
+                         "/* Generated: the symbol table of lib%s.so, a filter library of libopemu.so. */\n" % library
+                         + "".join("void %s(void) {}\n" % name for name in symbols))
 
 
 if __name__ == "__main__":

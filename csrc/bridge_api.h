@@ -10,8 +10,17 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "acl/acl.h"
+/* Every AscendCL header acl.h does not pull in: their types appear in entry points too. */
+#include "acl/acl_dump.h"
+#include "acl/acl_platform.h"
+#include "acl/acl_prof.h"
+#include "acl/acl_rt_memory_soma.h"
+#include "acl/acl_tdt.h"
+#include "acl/acl_tdt_queue.h"
+#include "acl/acl_op_compiler.h"
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
+#include "mcblas/mcblas.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,7 +90,10 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_POOLING = 16,
     OPEMU_KIND_MCDNN_LRN = 17,
     OPEMU_KIND_MCDNN_DROPOUT = 18,
-    OPEMU_KIND_MCDNN_SPATIAL_TF = 19
+    OPEMU_KIND_MCDNN_SPATIAL_TF = 19,
+    OPEMU_KIND_STREAM_CONFIG = 60,
+    OPEMU_KIND_EXCEPTION_INFO = 61,
+    OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
 };
 int opemu_handle_is(const void *handle, int kind);
 
@@ -104,12 +116,6 @@ void opemu_executor_discard(aclOpExecutor *executor);
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped
  * range (where hardware would fault otherwise). Returns 0 when they are, else an aclError. */
 int opemu_device_range_check(const void *address, uint64_t nbytes);
-
-/* The sanitizer (OPEMU_STRICT=1, sanitizer.c): whether it is on, and one device access by a kernel
- * (mode 0 read, 1 write, 2 a read the host waits for) judged against the size the app requested,
- * the bytes written so far and the writes still queued. */
-int opemu_strict(void);
-void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const char *what);
 
 /* Configuration read once by the C core. */
 const char *opemu_soc_name(void);
@@ -195,6 +201,34 @@ uint64_t opemu_mcdnn_dropout_reserve_size(uint64_t elements);
 int opemu_mcdnn_submit(mcdnnHandle_t handle, uint64_t task_id);
 int opemu_py_mcdnn_run(uint64_t task_id);
 void opemu_py_mcdnn_drop(uint64_t task_id);
+
+/* ---- mcBLAS ----
+ * The handle is a C object (csrc/mcblas.c); Python reads its modes after opemu_handle_is. */
+struct mcblasContext {
+    int32_t device;
+    int32_t pointerMode;
+    int32_t mathMode;
+    int32_t atomicsMode;
+    mcStream_t stream;    /* NULL: the device's default stream */
+    void *workspace;      /* NULL: the default workspace pool */
+    uint64_t workspaceSize;
+    int32_t smCountTarget; /* 0: all multiprocessors (opemu runs on the host: kept, not used) */
+};
+
+/* Queues mcBLAS task `task_id`, run by opemu_py_mcblas_run(task_id), on the handle's stream (or, with
+ * handle NULL, on `stream` of the calling thread's current device: the Set/Get Vector/Matrix copies).
+ * `wait`: return only when the stream has run it, as for a result written to host memory. Returns
+ * the task's status when it ran, 0 when it is queued, -1 (message recorded) when the stream is gone. */
+int opemu_mcblas_submit(mcblasHandle_t handle, mcStream_t stream, uint64_t task_id, int wait);
+int opemu_py_mcblas_run(uint64_t task_id);
+void opemu_py_mcblas_drop(uint64_t task_id);
+
+/* ---- the sanitizer (sanitizer.c), for kernels too: OPEMU_STRICT=1, driven by `opemu check` ---- */
+int opemu_strict(void);
+/* A device access inside a live allocation: requested-size overruns, reads of bytes never written
+ * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
+ * writes (mode 1) mark bytes. */
+void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

@@ -89,8 +89,13 @@ static aclError set_sys_param(aclSysParamOpt opt, int64_t value)
         deterministic = value != 0;
         return ACL_SUCCESS;
     case ACL_OPT_ENABLE_DEBUG_KERNEL:
-    case ACL_OPT_STRONG_CONSISTENCY:
+    case ACL_OPT_ENABLE_KERNEL_EARLY_START:
         return ACL_SUCCESS; /* no observable effect on a host emulation */
+    default:
+        /* 2 is the deprecated ACL_OPT_STRONG_CONSISTENCY (named by value: the name warns) */
+        if ((int)opt == 2)
+            return ACL_SUCCESS;
+        break;
     }
     return opemu_fail(ACL_ERROR_INVALID_PARAM, "invalid aclSysParamOpt %d", (int)opt);
 }

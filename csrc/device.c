@@ -289,7 +289,7 @@ OPEMU_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, i
     case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = 48; break;
     case ACL_DEV_ATTR_WARP_SIZE: *value = 32; break;
     case ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE: *value = 2048; break;
-    case ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: *value = 196608; break;
+    case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: *value = 196608; break; /* = the deprecated LOCAL_MEM_PER_VECTOR_CORE */
     case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE: *value = (int64_t)opemu_device_memory_bytes(); break;
     case ACL_DEV_ATTR_L2_CACHE_SIZE: *value = 192LL << 20; break;
     default:

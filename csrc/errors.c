@@ -21,6 +21,9 @@ static __thread char pending[OPEMU_MSG_MAX];
 static __thread char returned[OPEMU_MSG_MAX];
 static __thread char last[OPEMU_MSG_MAX]; /* the last message's text, for the trace */
 static __thread unsigned long serial;
+/* The thread's last failed status (aclrtGetLastError / aclrtPeekAtLastError). opemu records every
+ * failure a runtime or operator call reports, as the vendor's runtime does for its own calls. */
+static __thread int last_error;
 
 unsigned long opemu_error_serial(void) { return serial; }
 const char *opemu_error_last(void) { return last; }
@@ -114,6 +117,7 @@ static const char *title(int code)
 
 void opemu_error_message(int code, const char *message)
 {
+    last_error = code;
     struct timeval tv;
     gettimeofday(&tv, NULL);
     struct tm tm;
@@ -140,6 +144,26 @@ int opemu_fail(int code, const char *fmt, ...)
 void opemu_error_restore(const char *formatted)
 {
     snprintf(pending, sizeof pending, "%s", formatted);
+}
+
+static aclError last_error_of(aclrtLastErrLevel level, int clear, const char *api)
+{
+    if (level != ACL_RT_THREAD_LEVEL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: level %d must be ACL_RT_THREAD_LEVEL", api, (int)level);
+    int code = last_error;
+    if (clear)
+        last_error = ACL_SUCCESS;
+    return code;
+}
+
+OPEMU_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    return last_error_of(level, 1, "aclrtGetLastError");
+}
+
+OPEMU_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    return last_error_of(level, 0, "aclrtPeekAtLastError");
 }
 
 OPEMU_EXPORT const char *aclGetRecentErrMsg(void)

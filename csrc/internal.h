@@ -27,6 +27,17 @@ void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tenso
 void opemu_trace_end(opemu_trace *t, long long status, const void *returned);
 size_t opemu_handle_count(int kind);
 
+/* A line flagged "not_supported" for a function with no emulation (its shim records no arguments). */
+void opemu_trace_unsupported(const char *function, int status);
+
+/* ---- functions opemu exports but does not emulate (unsupported.c) ---- */
+/* Records the not-supported message for `function` (declared in `header`, "" when no public header
+ * does) the family's way, flags the trace, warns once per process; returns `status`. */
+int opemu_not_supported(int status, const char *function, const char *header);
+/* `text` (a status's fixed description), followed by the thread's last not-supported message when
+ * `status` is what that call returned: how mcGetErrorString and friends name the function. */
+const char *opemu_status_text(int status, const char *text);
+
 /* ---- errors and log (errors.c) ---- */
 /* Records `code`'s message for aclGetRecentErrMsg and the log, returns `code`. */
 int opemu_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -88,6 +99,7 @@ typedef struct opemu_allocation {
     int32_t device;
     int32_t kind;
     opemu_shadow *shadow; /* the sanitizer's bookkeeping (OPEMU_STRICT=1), else NULL */
+    int32_t borrowed;     /* memory the registry does not own (a virtual-memory mapping, vmm.c) */
 } opemu_allocation;
 /* Copies the live allocation containing `address` into *out; returns 1 when found. */
 int opemu_memory_find(const void *address, opemu_allocation *out);
@@ -98,13 +110,28 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
 /* Releases the allocation of `kind` starting at ptr; 0, or -1 when ptr is no such allocation's start. */
 int opemu_memory_free(void *ptr, int kind);
 uint64_t opemu_memory_used(int32_t device);
+/* Registers memory someone else owns (a mapped virtual range) as device memory of `device`, so
+ * kernels and copies accept it; unregistering forgets it without freeing. */
+int opemu_memory_register(void *start, uint64_t size, int32_t device);
+void opemu_memory_unregister(void *start);
+/* Counts `bytes` (negative: gives back) against the device's memory; -1 when it does not fit. */
+int opemu_memory_charge(int32_t device, int64_t bytes);
 
 /* ---- MACA runtime (mc_runtime.c) ---- */
 /* The calling thread's MACA device (mcSetDevice; 0 until then). */
 int opemu_mc_current_device(void);
+/* Makes `code` the thread's sticky MACA runtime error (mcGetLastError), as a failed mc call does. */
+void opemu_mc_set_last_error(int code);
+/* Why an mc function is not supported when there is more to say than that (device code: mc_kernel.c),
+ * else NULL. */
+const char *opemu_mc_unsupported_reason(const char *function);
 
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
+
+/* ---- device faults (diagnostics.c) ---- */
+/* A task on `device` faulted with `code`: calls the app's exception callbacks. */
+void opemu_raise_exception(int code, int32_t device);
 
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
 /* An invalid OPEMU_* value: one line on stderr; the caller goes on with the default (config.c). */
@@ -116,8 +143,7 @@ void opemu_sanitize_free(const opemu_allocation *a);
 void opemu_sanitize_bad_free(const void *ptr, const char *api);
 /* An access that found no live device allocation: reported as a use after free when it was one. */
 void opemu_sanitize_missing(const void *address, const char *what);
-/* opemu_strict and opemu_sanitize_access (bridge_api.h): requested-size overruns, reads of bytes never
- * written or with writes still queued on a stream (read before synchronisation); writes mark bytes. */
+/* opemu_strict and opemu_sanitize_access: bridge_api.h (Python kernels report their accesses too). */
 /* A write queued on a stream (+1) or executed (-1). */
 void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);
@@ -125,6 +151,8 @@ void opemu_sanitize_leaks(const char *when);
  * inaccessible while no API call runs, so a host dereference faults as on the hardware). */
 int opemu_block_obtain(void **out, size_t alignment, uint64_t mapped, int kind);
 void opemu_block_release(const opemu_allocation *a);
+/* Device memory the host may touch (managed memory): never made inaccessible. */
+void opemu_block_host_accessible(const void *start);
 /* Around every API call (the shims' trace): device memory is accessible while any call runs. */
 void opemu_sanitize_enter(void);
 void opemu_sanitize_leave(void);

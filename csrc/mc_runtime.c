@@ -9,20 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "mcr/mc_runtime_api.h"
+#include "mc_internal.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
-/* cudaMalloc guarantees 256-byte alignment; the mapped size is rounded to that granule too. */
-#define MC_MALLOC_ALIGNMENT 256
-#define MC_HOST_ALIGNMENT 64
+/* cudaMalloc guarantees 256-byte alignment; the mapped size is rounded to that granule. Starts are
+ * 512-byte aligned, as the device allocator places them (issue 16: clients assume more than 256). */
+#define MC_MALLOC_GRANULE 256
+#define MC_MALLOC_ALIGNMENT 512
 
 static __thread mcError_t last_error = mcSuccess;
 static __thread int current_device = 0;
 
 /* Records `code` as the thread's sticky error with a message (aclGetRecentErrMsg, the log). */
-static mcError_t mc_fail(mcError_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static mcError_t mc_fail(mcError_t code, const char *fmt, ...)
+mcError_t mc_fail(mcError_t code, const char *fmt, ...)
 {
     char text[1024];
     va_list ap;
@@ -34,8 +33,7 @@ static mcError_t mc_fail(mcError_t code, const char *fmt, ...)
     return code;
 }
 
-/* A status from the shared runtime (an aclError or a task's status) as an mcError_t. */
-static mcError_t from_runtime(int code, const char *api)
+mcError_t mc_from_runtime(int code, const char *api)
 {
     mcError_t mc;
     switch (code) {
@@ -53,13 +51,15 @@ static mcError_t from_runtime(int code, const char *api)
 
 int opemu_mc_current_device(void) { return current_device; }
 
-static opemu_context *mc_context(void) { return opemu_primary_context(current_device); }
+void opemu_mc_set_last_error(int code) { last_error = (mcError_t)code; }
 
-/* The stream an mc call names: 0 is the current device's default (NULL) stream. */
-static opemu_stream *mc_stream(mcStream_t stream, const char *api, mcError_t *error)
+opemu_context *mc_context(void) { return opemu_primary_context(current_device); }
+
+opemu_stream *mc_stream(mcStream_t stream, const char *api, mcError_t *error)
 {
     opemu_context *ctx = mc_context();
-    if (stream == NULL)
+    /* one host thread runs all streams: the legacy and per-thread default streams are the one default */
+    if (stream == NULL || stream == mcStreamLegacy || stream == mcStreamPerThread)
         return ctx->default_stream;
     if (!opemu_handle_is(stream, OPEMU_KIND_STREAM)) {
         *error = mc_fail(mcErrorInvalidResourceHandle, "%s: %p is not a live stream", api, (void *)stream);
@@ -117,13 +117,13 @@ OPEMU_EXPORT const char *mcGetErrorString(mcError_t error)
 {
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
         if (errors[i].code == error)
-            return errors[i].text;
+            return opemu_status_text(error, errors[i].text);
     return "unrecognized error code";
 }
 
 /* ---- devices ---- */
 
-static mcError_t check_device(int device, const char *api)
+mcError_t mc_check_device(int device, const char *api)
 {
     if (device < 0 || device >= opemu_device_count())
         return mc_fail(mcErrorInvalidDevice, "%s: device %d is invalid: %d devices are available (OPEMU_DEVICE_COUNT)",
@@ -149,7 +149,7 @@ OPEMU_EXPORT mcError_t mcGetDevice(int *device)
 
 OPEMU_EXPORT mcError_t mcSetDevice(int device)
 {
-    mcError_t rc = check_device(device, "mcSetDevice");
+    mcError_t rc = mc_check_device(device, "mcSetDevice");
     if (rc)
         return rc;
     current_device = device;
@@ -161,61 +161,45 @@ OPEMU_EXPORT mcError_t mcDeviceSynchronize(void)
 {
     mc_context();
     int rc = opemu_device_drain(current_device);
-    return rc ? from_runtime(rc, "mcDeviceSynchronize") : mcSuccess;
+    mc_pools_trim(current_device);
+    return rc ? mc_from_runtime(rc, "mcDeviceSynchronize") : mcSuccess;
 }
 
-/* Releases everything the current device holds (memory, streams, its primary context); the next
- * call creates a fresh primary context. */
+/* Releases everything the current device holds (memory, pools, streams, peer mappings, its primary
+ * context); the next call creates a fresh primary context. */
 OPEMU_EXPORT mcError_t mcDeviceReset(void)
 {
+    mc_pools_reset(current_device);
+    mc_managed_reset(current_device);
+    mc_peer_reset(current_device);
     opemu_device_reset(current_device);
     return mcSuccess;
 }
 
-/* Figures of a MetaX C500 (64-lane warps, reference §1b); the memory size is opemu's device size. */
-OPEMU_EXPORT mcError_t mcGetDeviceProperties(mcDeviceProp_t *prop, int device)
+/* ---- memory ---- */
+
+mcError_t mc_check_size(size_t size, size_t granule, const char *api)
 {
-    if (prop == NULL)
-        return mc_fail(mcErrorInvalidValue, "mcGetDeviceProperties: prop is null");
-    mcError_t rc = check_device(device, "mcGetDeviceProperties");
-    if (rc)
-        return rc;
-    memset(prop, 0, sizeof *prop);
-    snprintf(prop->name, sizeof prop->name, "MetaX C500 (opemu)");
-    prop->totalGlobalMem = (size_t)opemu_device_memory_bytes();
-    prop->sharedMemPerBlock = 64 << 10;
-    prop->regsPerBlock = 131072;
-    prop->warpSize = 64;
-    prop->memPitch = (size_t)1 << 31;
-    prop->maxThreadsPerBlock = 1024;
-    prop->maxThreadsDim[0] = prop->maxThreadsDim[1] = prop->maxThreadsDim[2] = 1024;
-    prop->maxThreadsDim[2] = 64;
-    prop->maxGridSize[0] = 2147483647;
-    prop->maxGridSize[1] = prop->maxGridSize[2] = 65535;
-    prop->clockRate = 1600000;
-    prop->totalConstMem = 64 << 10;
-    prop->major = 10;
-    prop->minor = 0;
-    prop->textureAlignment = 512;
-    prop->texturePitchAlignment = 32;
-    prop->deviceOverlap = 1;
-    prop->multiProcessorCount = 104;
-    prop->canMapHostMemory = 1;
-    prop->concurrentKernels = 1;
-    prop->pciBusID = device + 1;
-    prop->asyncEngineCount = 2;
-    prop->unifiedAddressing = 1;
-    prop->memoryClockRate = 1800000;
-    prop->memoryBusWidth = 4096;
-    prop->l2CacheSize = 8 << 20;
-    prop->maxThreadsPerMultiProcessor = 2048;
-    prop->sharedMemPerMultiprocessor = 64 << 10;
-    prop->regsPerMultiprocessor = 131072;
-    prop->managedMemory = 1;
+    if (size > SIZE_MAX - granule)
+        return mc_fail(mcErrorMemoryAllocation, "%s: %zu bytes cannot be allocated (the size wraps when rounded up "
+                       "to %zu bytes)", api, size, granule);
     return mcSuccess;
 }
 
-/* ---- memory ---- */
+/* The device allocations of mcMalloc, mcMallocManaged, mcMallocPitch and the pools. */
+mcError_t mc_device_malloc(void **devPtr, size_t size, const char *api)
+{
+    opemu_context *ctx = mc_context();
+    mcError_t rc = mc_check_size(size, MC_MALLOC_GRANULE, api);
+    if (rc)
+        return rc;
+    if (opemu_memory_alloc(devPtr, size, ALIGN_UP((uint64_t)size, MC_MALLOC_GRANULE), MC_MALLOC_ALIGNMENT,
+                           ctx->device, OPEMU_MEM_DEVICE) != 0)
+        return mc_fail(mcErrorMemoryAllocation, "%s: out of device memory: %zu bytes requested, %llu of %llu bytes "
+                       "in use on device %d", api, size, (unsigned long long)opemu_memory_used(ctx->device),
+                       (unsigned long long)opemu_device_memory_bytes(), ctx->device);
+    return mcSuccess;
+}
 
 OPEMU_EXPORT mcError_t mcMalloc(void **devPtr, size_t size)
 {
@@ -225,183 +209,29 @@ OPEMU_EXPORT mcError_t mcMalloc(void **devPtr, size_t size)
         *devPtr = NULL;
         return mcSuccess;
     }
-    opemu_context *ctx = mc_context();
-    uint64_t mapped = ALIGN_UP((uint64_t)size, MC_MALLOC_ALIGNMENT);
-    if (opemu_memory_alloc(devPtr, size, mapped, MC_MALLOC_ALIGNMENT, ctx->device, OPEMU_MEM_DEVICE) != 0)
-        return mc_fail(mcErrorMemoryAllocation, "mcMalloc: out of device memory: %zu bytes requested, %llu of %llu "
-                       "bytes in use on device %d", size, (unsigned long long)opemu_memory_used(ctx->device),
-                       (unsigned long long)opemu_device_memory_bytes(), ctx->device);
-    return mcSuccess;
+    return mc_device_malloc(devPtr, size, "mcMalloc");
 }
 
 /* Freeing waits for the device's queued work, as cudaFree does, so a queued task never sees memory
- * that was freed after it was issued. */
+ * that was freed after it was issued. Memory from mcMallocAsync and mcMallocManaged is freed too. */
 OPEMU_EXPORT mcError_t mcFree(void *devPtr)
 {
     if (devPtr == NULL)
         return mcSuccess;
     mc_context();
     int pending = opemu_device_drain(current_device);
-    if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0) {
-        opemu_sanitize_bad_free(devPtr, "mcFree");
-        return mc_fail(mcErrorInvalidValue, "mcFree: %p was not allocated by mcMalloc or was freed already", devPtr);
+    if (!mc_pool_free_now(devPtr)) {
+        int managed = mc_managed_release(devPtr);
+        if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0) {
+            opemu_sanitize_bad_free(devPtr, "mcFree");
+            return mc_fail(mcErrorInvalidValue, "mcFree: %p was not allocated by mcMalloc%s or was freed already",
+                           devPtr, managed ? "Managed" : "");
+        }
     }
-    return pending ? from_runtime(pending, "mcFree") : mcSuccess;
+    return pending ? mc_from_runtime(pending, "mcFree") : mcSuccess;
 }
 
-OPEMU_EXPORT mcError_t mcMallocHost(void **ptr, size_t size)
-{
-    if (ptr == NULL)
-        return mc_fail(mcErrorInvalidValue, "mcMallocHost: ptr is null");
-    if (size == 0) {
-        *ptr = NULL;
-        return mcSuccess;
-    }
-    if (opemu_memory_alloc(ptr, size, ALIGN_UP((uint64_t)size, MC_HOST_ALIGNMENT), MC_HOST_ALIGNMENT, -1,
-                           OPEMU_MEM_HOST) != 0)
-        return mc_fail(mcErrorMemoryAllocation, "mcMallocHost: out of host memory (%zu bytes)", size);
-    return mcSuccess;
-}
-
-OPEMU_EXPORT mcError_t mcFreeHost(void *ptr)
-{
-    if (ptr == NULL)
-        return mcSuccess;
-    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0) {
-        opemu_sanitize_bad_free(ptr, "mcFreeHost");
-        return mc_fail(mcErrorInvalidValue, "mcFreeHost: %p was not allocated by mcMallocHost or was freed already",
-                       ptr);
-    }
-    return mcSuccess;
-}
-
-static int is_device(const void *address)
-{
-    opemu_allocation a;
-    return opemu_memory_find(address, &a) && a.kind == OPEMU_MEM_DEVICE;
-}
-
-/* A device side of a copy or set: `count` bytes at `address` inside one live device allocation. */
-static mcError_t device_side(const void *address, size_t count, const char *api, const char *side)
-{
-    opemu_allocation a;
-    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
-        return mc_fail(mcErrorInvalidValue, "%s: %s %p is not device memory", api, side, address);
-    if (count > a.mapped - ((uintptr_t)address - a.start))
-        return mc_fail(mcErrorInvalidValue,
-                       "%s: %zu bytes at %s %p run past the end of its device allocation (%llu bytes from %p)", api,
-                       count, side, address, (unsigned long long)a.mapped, (void *)a.start);
-    return mcSuccess;
-}
-
-static mcError_t check_copy(void *dst, const void *src, size_t count, mcMemcpyKind kind, const char *api)
-{
-    if ((unsigned)kind > mcMemcpyDefault)
-        return mc_fail(mcErrorInvalidMemcpyDirection, "%s: invalid memcpy kind %d", api, (int)kind);
-    if (dst == NULL || src == NULL)
-        return mc_fail(mcErrorInvalidValue, "%s: dst and src must not be null", api);
-    if (kind == mcMemcpyDefault) /* unified addressing: the pointers tell the direction */
-        kind = is_device(src) ? (is_device(dst) ? mcMemcpyDeviceToDevice : mcMemcpyDeviceToHost)
-                              : (is_device(dst) ? mcMemcpyHostToDevice : mcMemcpyHostToHost);
-    mcError_t rc = mcSuccess;
-    if (kind == mcMemcpyHostToDevice || kind == mcMemcpyDeviceToDevice)
-        rc = device_side(dst, count, api, "dst");
-    if (rc == mcSuccess && (kind == mcMemcpyDeviceToHost || kind == mcMemcpyDeviceToDevice))
-        rc = device_side(src, count, api, "src");
-    return rc;
-}
-
-typedef struct {
-    void *dst;
-    const void *src;
-    size_t count;
-    int value;
-    int is_set;
-} transfer;
-
-static int run_transfer(void *payload)
-{
-    transfer *t = payload;
-    opemu_sanitize_transfer(t->dst, t->src, t->count, t->is_set, 0);
-    if (t->is_set)
-        memset(t->dst, t->value, t->count);
-    else if (t->dst != t->src)
-        memmove(t->dst, t->src, t->count);
-    return 0;
-}
-
-/* A synchronous copy or set runs after the device's queued work, as on the legacy default stream. */
-static mcError_t run_now(transfer *t, const char *api)
-{
-    int pending = opemu_device_drain(current_device);
-    run_transfer(t);
-    return pending ? from_runtime(pending, api) : mcSuccess;
-}
-
-static mcError_t run_on(transfer *t, mcStream_t stream, const char *api)
-{
-    mcError_t error = mcSuccess;
-    opemu_stream *s = mc_stream(stream, api, &error);
-    if (s == NULL)
-        return error;
-    transfer *copy = malloc(sizeof *copy);
-    *copy = *t;
-    int rc = opemu_stream_submit(s, run_transfer, free, copy);
-    return rc ? from_runtime(rc, api) : mcSuccess;
-}
-
-OPEMU_EXPORT mcError_t mcMemcpy(void *dst, const void *src, size_t count, mcMemcpyKind kind)
-{
-    if (count == 0)
-        return (unsigned)kind > mcMemcpyDefault ? mc_fail(mcErrorInvalidMemcpyDirection, "mcMemcpy: invalid memcpy "
-                                                          "kind %d", (int)kind) : mcSuccess;
-    mc_context();
-    mcError_t rc = check_copy(dst, src, count, kind, "mcMemcpy");
-    if (rc)
-        return rc;
-    transfer t = {dst, src, count, 0, 0};
-    return run_now(&t, "mcMemcpy");
-}
-
-OPEMU_EXPORT mcError_t mcMemcpyAsync(void *dst, const void *src, size_t count, mcMemcpyKind kind, mcStream_t stream)
-{
-    if (count == 0)
-        return (unsigned)kind > mcMemcpyDefault ? mc_fail(mcErrorInvalidMemcpyDirection, "mcMemcpyAsync: invalid "
-                                                          "memcpy kind %d", (int)kind) : mcSuccess;
-    mc_context();
-    mcError_t rc = check_copy(dst, src, count, kind, "mcMemcpyAsync");
-    if (rc)
-        return rc;
-    transfer t = {dst, src, count, 0, 0};
-    return run_on(&t, stream, "mcMemcpyAsync");
-}
-
-/* The value is applied byte-wise (its low byte), as cudaMemset. */
-OPEMU_EXPORT mcError_t mcMemset(void *devPtr, int value, size_t count)
-{
-    if (count == 0)
-        return mcSuccess;
-    mc_context();
-    mcError_t rc = devPtr ? device_side(devPtr, count, "mcMemset", "devPtr")
-                          : mc_fail(mcErrorInvalidValue, "mcMemset: devPtr is null");
-    if (rc)
-        return rc;
-    transfer t = {devPtr, NULL, count, (int)(unsigned char)value, 1};
-    return run_now(&t, "mcMemset");
-}
-
-OPEMU_EXPORT mcError_t mcMemsetAsync(void *devPtr, int value, size_t count, mcStream_t stream)
-{
-    if (count == 0)
-        return mcSuccess;
-    mc_context();
-    mcError_t rc = devPtr ? device_side(devPtr, count, "mcMemsetAsync", "devPtr")
-                          : mc_fail(mcErrorInvalidValue, "mcMemsetAsync: devPtr is null");
-    if (rc)
-        return rc;
-    transfer t = {devPtr, NULL, count, (int)(unsigned char)value, 1};
-    return run_on(&t, stream, "mcMemsetAsync");
-}
+OPEMU_EXPORT mcError_t mcMallocHost(void **ptr, size_t size) { return mcHostAlloc(ptr, size, mcHostAllocDefault); }
 
 OPEMU_EXPORT mcError_t mcMemGetInfo(size_t *free_bytes, size_t *total)
 {
@@ -413,21 +243,131 @@ OPEMU_EXPORT mcError_t mcMemGetInfo(size_t *free_bytes, size_t *total)
     return mcSuccess;
 }
 
-/* ---- streams ---- */
+/* ---- copies and sets ---- */
 
-OPEMU_EXPORT mcError_t mcStreamCreateWithFlags(mcStream_t *pStream, unsigned int flags)
+static int is_device(const void *address)
 {
-    if (pStream == NULL)
-        return mc_fail(mcErrorInvalidValue, "mcStreamCreate: pStream is null");
-    if (flags & ~(unsigned)mcStreamNonBlocking)
-        return mc_fail(mcErrorInvalidValue, "mcStreamCreateWithFlags: invalid flags %#x", flags);
-    /* one host thread runs every stream in issue order: a non-blocking stream differs only in not
-     * waiting for the default stream, which a synchronous copy drains anyway */
-    *pStream = (mcStream_t)opemu_stream_new(mc_context(), 0);
+    opemu_allocation a;
+    return opemu_memory_find(address, &a) && a.kind == OPEMU_MEM_DEVICE;
+}
+
+mcError_t mc_device_side(const void *address, size_t count, int device, const char *api, const char *side)
+{
+    opemu_allocation a;
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+        return mc_fail(mcErrorInvalidValue, "%s: %s %p is not device memory", api, side, address);
+    if (device >= 0 && a.device != device)
+        return mc_fail(mcErrorInvalidValue, "%s: %s %p is memory of device %d, not of device %d", api, side, address,
+                       a.device, device);
+    if (count > a.mapped - ((uintptr_t)address - a.start))
+        return mc_fail(mcErrorInvalidValue,
+                       "%s: %zu bytes at %s %p run past the end of its device allocation (%llu bytes from %p)", api,
+                       count, side, address, (unsigned long long)a.mapped, (void *)a.start);
     return mcSuccess;
 }
 
-OPEMU_EXPORT mcError_t mcStreamCreate(mcStream_t *pStream) { return mcStreamCreateWithFlags(pStream, 0); }
+mcError_t mc_check_copy(void *dst, size_t dspan, const void *src, size_t sspan, mcMemcpyKind kind, const char *api)
+{
+    if ((unsigned)kind > mcMemcpyDefault)
+        return mc_fail(mcErrorInvalidMemcpyDirection, "%s: invalid memcpy kind %d", api, (int)kind);
+    if (dst == NULL || src == NULL)
+        return mc_fail(mcErrorInvalidValue, "%s: dst and src must not be null", api);
+    if (kind == mcMemcpyDefault) /* unified addressing: the pointers tell the direction */
+        kind = is_device(src) ? (is_device(dst) ? mcMemcpyDeviceToDevice : mcMemcpyDeviceToHost)
+                              : (is_device(dst) ? mcMemcpyHostToDevice : mcMemcpyHostToHost);
+    mcError_t rc = mcSuccess;
+    if (kind == mcMemcpyHostToDevice || kind == mcMemcpyDeviceToDevice)
+        rc = mc_device_side(dst, dspan, -1, api, "dst");
+    if (rc == mcSuccess && (kind == mcMemcpyDeviceToHost || kind == mcMemcpyDeviceToDevice))
+        rc = mc_device_side(src, sspan, -1, api, "src");
+    return rc;
+}
+
+static int run_transfer(void *payload)
+{
+    const mc_transfer *t = payload;
+    for (size_t row = 0; row < t->height; row++) {
+        char *dst = (char *)t->dst + row * t->dpitch;
+        opemu_sanitize_transfer(dst, t->is_set ? NULL : (const char *)t->src + row * t->spitch, t->width, t->is_set, 0);
+        if (t->is_set)
+            memset(dst, t->value, t->width);
+        else if (dst != (const char *)t->src + row * t->spitch)
+            memmove(dst, (const char *)t->src + row * t->spitch, t->width);
+    }
+    return 0;
+}
+
+/* A synchronous copy or set runs after the device's queued work, as on the legacy default stream. */
+mcError_t mc_transfer_now(const mc_transfer *t, const char *api)
+{
+    int pending = opemu_device_drain(current_device);
+    run_transfer((void *)t);
+    return pending ? mc_from_runtime(pending, api) : mcSuccess;
+}
+
+mcError_t mc_transfer_on(const mc_transfer *t, mcStream_t stream, const char *api)
+{
+    mcError_t error = mcSuccess;
+    opemu_stream *s = mc_stream(stream, api, &error);
+    if (s == NULL)
+        return error;
+    mc_transfer *copy = malloc(sizeof *copy);
+    *copy = *t;
+    int rc = opemu_stream_submit(s, run_transfer, free, copy);
+    return rc ? mc_from_runtime(rc, api) : mcSuccess;
+}
+
+/* A zero-byte copy succeeds before anything but its kind is looked at. */
+static mcError_t copy_1d(void *dst, const void *src, size_t count, mcMemcpyKind kind, mcStream_t stream, int async,
+                         const char *api)
+{
+    if (count == 0)
+        return (unsigned)kind > mcMemcpyDefault
+                   ? mc_fail(mcErrorInvalidMemcpyDirection, "%s: invalid memcpy kind %d", api, (int)kind) : mcSuccess;
+    mc_context();
+    mcError_t rc = mc_check_copy(dst, count, src, count, kind, api);
+    if (rc)
+        return rc;
+    mc_transfer t = {dst, count, src, count, count, 1, 0, 0};
+    return async ? mc_transfer_on(&t, stream, api) : mc_transfer_now(&t, api);
+}
+
+OPEMU_EXPORT mcError_t mcMemcpy(void *dst, const void *src, size_t count, mcMemcpyKind kind)
+{
+    return copy_1d(dst, src, count, kind, NULL, 0, "mcMemcpy");
+}
+
+OPEMU_EXPORT mcError_t mcMemcpyAsync(void *dst, const void *src, size_t count, mcMemcpyKind kind, mcStream_t stream)
+{
+    return copy_1d(dst, src, count, kind, stream, 1, "mcMemcpyAsync");
+}
+
+/* The value is applied byte-wise (its low byte), as cudaMemset. */
+static mcError_t set_1d(void *devPtr, int value, size_t count, mcStream_t stream, int async, const char *api)
+{
+    if (count == 0)
+        return mcSuccess;
+    mc_context();
+    mcError_t rc = devPtr ? mc_device_side(devPtr, count, -1, api, "devPtr")
+                          : mc_fail(mcErrorInvalidValue, "%s: devPtr is null", api);
+    if (rc)
+        return rc;
+    mc_transfer t = {devPtr, count, NULL, 0, count, 1, (int)(unsigned char)value, 1};
+    return async ? mc_transfer_on(&t, stream, api) : mc_transfer_now(&t, api);
+}
+
+OPEMU_EXPORT mcError_t mcMemset(void *devPtr, int value, size_t count)
+{
+    return set_1d(devPtr, value, count, NULL, 0, "mcMemset");
+}
+
+OPEMU_EXPORT mcError_t mcMemsetAsync(void *devPtr, int value, size_t count, mcStream_t stream)
+{
+    return set_1d(devPtr, value, count, stream, 1, "mcMemsetAsync");
+}
+
+
+/* ---- streams ---- */
 
 OPEMU_EXPORT mcError_t mcStreamDestroy(mcStream_t stream)
 {
@@ -437,8 +377,9 @@ OPEMU_EXPORT mcError_t mcStreamDestroy(mcStream_t stream)
         return mc_fail(mcErrorInvalidResourceHandle, "mcStreamDestroy: the default stream cannot be destroyed");
     /* queued work completes before the stream's resources go, as in CUDA */
     int rc = opemu_stream_drain((opemu_stream *)stream);
+    mc_stream_forget(stream);
     opemu_stream_release((opemu_stream *)stream);
-    return rc ? from_runtime(rc, "mcStreamDestroy") : mcSuccess;
+    return rc ? mc_from_runtime(rc, "mcStreamDestroy") : mcSuccess;
 }
 
 OPEMU_EXPORT mcError_t mcStreamSynchronize(mcStream_t stream)
@@ -448,7 +389,8 @@ OPEMU_EXPORT mcError_t mcStreamSynchronize(mcStream_t stream)
     if (s == NULL)
         return error;
     int rc = opemu_stream_drain(s);
-    return rc ? from_runtime(rc, "mcStreamSynchronize") : mcSuccess;
+    mc_pools_trim(opemu_stream_device(s));
+    return rc ? mc_from_runtime(rc, "mcStreamSynchronize") : mcSuccess;
 }
 
 /* mcErrorNotReady is an answer, not an error: it is not recorded as the sticky error. */
@@ -487,7 +429,7 @@ OPEMU_EXPORT mcError_t mcStreamWaitEvent(mcStream_t stream, mcEvent_t event, uns
     if (!recorded) /* waiting for an event never recorded is a no-op */
         return mcSuccess;
     int status = aclrtStreamWaitEvent((aclrtStream)s, (aclrtEvent)event);
-    return status ? from_runtime(status, "mcStreamWaitEvent") : mcSuccess;
+    return status ? mc_from_runtime(status, "mcStreamWaitEvent") : mcSuccess;
 }
 
 /* ---- events ---- */
@@ -504,7 +446,7 @@ OPEMU_EXPORT mcError_t mcEventCreateWithFlags(mcEvent_t *event, unsigned int fla
     aclrtEvent e = NULL;
     int rc = aclrtCreateEventWithFlag(&e, flags);
     if (rc)
-        return from_runtime(rc, "mcEventCreate");
+        return mc_from_runtime(rc, "mcEventCreate");
     *event = (mcEvent_t)e;
     return mcSuccess;
 }
@@ -523,7 +465,7 @@ OPEMU_EXPORT mcError_t mcEventRecord(mcEvent_t event, mcStream_t stream)
     if (s == NULL)
         return rc;
     int status = aclrtRecordEvent((aclrtEvent)event, (aclrtStream)s);
-    return status ? from_runtime(status, "mcEventRecord") : mcSuccess;
+    return status ? mc_from_runtime(status, "mcEventRecord") : mcSuccess;
 }
 
 /* An event never recorded counts as complete, as in CUDA. */
@@ -547,7 +489,8 @@ OPEMU_EXPORT mcError_t mcEventSynchronize(mcEvent_t event)
     if (rc)
         return rc;
     int status = aclrtSynchronizeEvent((aclrtEvent)event);
-    return status ? from_runtime(status, "mcEventSynchronize") : mcSuccess;
+    mc_pools_trim(current_device);
+    return status ? mc_from_runtime(status, "mcEventSynchronize") : mcSuccess;
 }
 
 OPEMU_EXPORT mcError_t mcEventElapsedTime(float *ms, mcEvent_t start, mcEvent_t end)
@@ -582,5 +525,5 @@ OPEMU_EXPORT mcError_t mcEventDestroy(mcEvent_t event)
     if (rc)
         return rc;
     int status = aclrtDestroyEvent((aclrtEvent)event);
-    return status ? from_runtime(status, "mcEventDestroy") : mcSuccess;
+    return status ? mc_from_runtime(status, "mcEventDestroy") : mcSuccess;
 }

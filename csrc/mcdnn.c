@@ -49,7 +49,7 @@ OPEMU_EXPORT const char *mcdnnGetErrorString(mcdnnStatus_t status)
         "MCDNN_STATUS_RUNTIME_IN_PROGRESS", "MCDNN_STATUS_RUNTIME_FP_OVERFLOW", "MCDNN_STATUS_VERSION_MISMATCH",
     };
     if ((unsigned)status < sizeof names / sizeof names[0])
-        return names[status];
+        return opemu_status_text(status, names[status]);
     return "MCDNN_UNKNOWN_STATUS";
 }
 

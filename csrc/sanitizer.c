@@ -341,6 +341,17 @@ void opemu_block_release(const opemu_allocation *a)
     pthread_mutex_unlock(&guard_lock);
 }
 
+void opemu_block_host_accessible(const void *start)
+{
+    if (!opemu_strict())
+        return;
+    pthread_mutex_lock(&guard_lock); /* out of the list the last call closes: never protected */
+    for (size_t i = 0; i < opened_count; i++)
+        if (opened[i].start == (uintptr_t)start)
+            opened[i--] = opened[--opened_count];
+    pthread_mutex_unlock(&guard_lock);
+}
+
 void opemu_sanitize_enter(void)
 {
     if (opemu_strict())

@@ -29,8 +29,20 @@ struct opemu_stream {
     char message[1024];
     int subscribed;
     uint64_t subscriber;
+    int32_t id;
+    uint32_t priority;
+    uint32_t flags;
+    aclrtStreamAttrValue attributes[ACL_STREAM_ATTR_PRIORITY + 1]; /* by aclrtStreamAttr */
     opemu_stream *next;
 };
+
+/* Stream priorities run from 0 (greatest) to 7 (least); one host thread runs every stream, so a
+ * priority is recorded and reported but cannot change an order. */
+#define GREATEST_PRIORITY 0
+#define LEAST_PRIORITY 7
+#define DEFAULT_PRIORITY 0
+#define KNOWN_STREAM_FLAGS (ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE | \
+                            ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
 
 static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
 static opemu_stream *streams;
@@ -39,9 +51,13 @@ static opemu_stream *streams;
 
 opemu_stream *opemu_stream_new(opemu_context *ctx, int is_default)
 {
+    static int32_t next_id;
     opemu_stream *s = calloc(1, sizeof *s);
     s->ctx = ctx;
     s->is_default = is_default;
+    s->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+    s->priority = DEFAULT_PRIORITY;
+    s->attributes[ACL_STREAM_ATTR_PRIORITY].streamPriority = DEFAULT_PRIORITY;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
     pthread_mutex_lock(&streams_lock);
@@ -216,11 +232,29 @@ OPEMU_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
     return ACL_SUCCESS;
 }
 
+static aclError create_configured(aclrtStream *stream, uint32_t priority, uint32_t flag, const char *api)
+{
+    if (stream == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream is null", api);
+    if (priority > LEAST_PRIORITY)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: priority %u is outside [%d, %d]", api, priority,
+                          GREATEST_PRIORITY, LEAST_PRIORITY);
+    if (flag & ~(uint32_t)KNOWN_STREAM_FLAGS)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: flag 0x%x has bits no ACL_STREAM_* flag names", api, flag);
+    opemu_context *ctx = opemu_current_context();
+    if (ctx == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    opemu_stream *s = opemu_stream_new(ctx, 0);
+    s->priority = priority;
+    s->attributes[ACL_STREAM_ATTR_PRIORITY].streamPriority = priority;
+    s->flags = flag;
+    *stream = s;
+    return ACL_SUCCESS;
+}
+
 OPEMU_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
-    (void)priority; /* one host thread runs every stream: priorities cannot change an order */
-    (void)flag;
-    return aclrtCreateStream(stream);
+    return create_configured(stream, priority, flag, "aclrtCreateStreamWithConfig");
 }
 
 static aclError destroy_stream(aclrtStream stream, int force, const char *api)
@@ -293,6 +327,7 @@ typedef struct {
     int completed; /* ... and has executed */
     double time_ms;
     opemu_stream *stream;
+    int waits_pending; /* aclrtStreamWaitEvent tasks on it that have yet to run */
 } opemu_event;
 
 static double now_ms(void)
@@ -461,21 +496,79 @@ OPEMU_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t
 /* A wait names the stream of the record it waits for, taken when the wait is issued: the app may
  * destroy the event before the waiting stream runs (CANN 8 allows it: the event's resources go
  * when the wait completes), and a later record must not change what an earlier wait waits for. */
-static int wait_stream_task(void *recording)
+typedef struct {
+    opemu_stream *recording; /* NULL: nothing to wait for (never recorded, or already complete) */
+    opemu_event *event;      /* for its count of pending waits, while it lives */
+} pending_wait;
+
+static int wait_stream_task(void *payload)
 {
-    return recording && opemu_handle_is(recording, OPEMU_KIND_STREAM) ? opemu_stream_drain(recording) : 0;
+    pending_wait *w = payload;
+    if (opemu_handle_is(w->event, OPEMU_KIND_EVENT))
+        __atomic_fetch_sub(&w->event->waits_pending, 1, __ATOMIC_RELAXED);
+    return w->recording && opemu_handle_is(w->recording, OPEMU_KIND_STREAM) ? opemu_stream_drain(w->recording) : 0;
 }
 
-OPEMU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+static aclError wait_event(aclrtStream stream, aclrtEvent event, const char *api)
 {
     int rc;
-    opemu_event *e = live_event(event, "aclrtStreamWaitEvent", &rc);
+    opemu_event *e = live_event(event, api, &rc);
     if (e == NULL)
         return rc;
     opemu_stream *s = opemu_stream_resolve(stream, &rc);
     if (s == NULL)
         return rc;
-    return opemu_stream_submit(s, wait_stream_task, NULL, e->recorded && !e->completed ? e->stream : NULL);
+    pending_wait *w = malloc(sizeof *w);
+    if (w == NULL)
+        return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
+    *w = (pending_wait){e->recorded && !e->completed ? e->stream : NULL, e};
+    __atomic_fetch_add(&e->waits_pending, 1, __ATOMIC_RELAXED);
+    return opemu_stream_submit(s, wait_stream_task, free, w);
+}
+
+OPEMU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    return wait_event(stream, event, "aclrtStreamWaitEvent");
+}
+
+/* The timeout bounds how long the device waits; opemu's waits never block (the recording stream
+ * is drained), so it cannot expire. */
+OPEMU_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    if (timeout < 0)
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEventWithTimeout: timeout %d is not in "
+                          "[0, INT_MAX]", timeout);
+    return wait_event(stream, event, "aclrtStreamWaitEventWithTimeout");
+}
+
+/* Complete once every wait queued on the event has run. */
+OPEMU_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    int rc;
+    opemu_event *e = live_event(event, "aclrtQueryEventWaitStatus", &rc);
+    if (e == NULL)
+        return rc;
+    if (status == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: status is null");
+    *status = __atomic_load_n(&e->waits_pending, __ATOMIC_RELAXED) > 0 ? ACL_EVENT_WAIT_STATUS_NOT_READY
+                                                                        : ACL_EVENT_WAIT_STATUS_COMPLETE;
+    return ACL_SUCCESS;
+}
+
+/* When the event's last record executed, in microseconds of the monotonic clock. */
+OPEMU_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    if (timestamp == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: timestamp is null");
+    int rc;
+    opemu_event *e = live_event(event, "aclrtEventGetTimestamp", &rc);
+    if (e == NULL)
+        return rc;
+    if (!e->completed)
+        return opemu_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventGetTimestamp: event %p has no executed "
+                          "record", event);
+    *timestamp = (uint64_t)(e->time_ms * 1000.0);
+    return ACL_SUCCESS;
 }
 
 OPEMU_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
@@ -633,4 +726,216 @@ OPEMU_EXPORT aclError aclrtProcessReport(int32_t timeout)
     }
     pthread_mutex_unlock(&reports_lock);
     return ACL_SUCCESS;
+}
+
+/* ---- stream configuration, identity and attributes ---- */
+
+OPEMU_EXPORT aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
+{
+    aclrtStreamConfigHandle *handle = calloc(1, sizeof *handle);
+    opemu_handle_add(handle, OPEMU_KIND_STREAM_CONFIG);
+    return handle;
+}
+
+static aclError live_config(const aclrtStreamConfigHandle *handle, const char *api)
+{
+    if (handle == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: handle is null", api);
+    if (!opemu_handle_is(handle, OPEMU_KIND_STREAM_CONFIG))
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live aclrtStreamConfigHandle", api, (void *)handle);
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
+{
+    int rc = live_config(handle, "aclrtDestroyStreamConfigHandle");
+    if (rc)
+        return rc;
+    opemu_handle_remove(handle);
+    free(handle);
+    return ACL_SUCCESS;
+}
+
+/* Each attribute takes a value of its own type, and valueSize must be that type's size. */
+OPEMU_EXPORT aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                              const void *attrValue, size_t valueSize)
+{
+    int rc = live_config(handle, "aclrtSetStreamConfigOpt");
+    if (rc)
+        return rc;
+    if (attrValue == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: attrValue is null");
+    static const size_t sizes[] = {sizeof(void *), sizeof(size_t), sizeof(size_t), sizeof(uint32_t)};
+    if ((unsigned)attr > ACL_RT_STREAM_PRIORITY)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: invalid attribute %d", (int)attr);
+    if (valueSize != sizes[attr])
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: attribute %d takes %zu bytes, not %zu",
+                          (int)attr, sizes[attr], valueSize);
+    switch (attr) {
+    case ACL_RT_STREAM_WORK_ADDR_PTR: memcpy(&handle->workptr, attrValue, sizeof handle->workptr); break;
+    case ACL_RT_STREAM_WORK_SIZE: memcpy(&handle->workSize, attrValue, sizeof handle->workSize); break;
+    case ACL_RT_STREAM_FLAG: memcpy(&handle->flag, attrValue, sizeof handle->flag); break;
+    case ACL_RT_STREAM_PRIORITY: {
+        uint32_t priority;
+        memcpy(&priority, attrValue, sizeof priority);
+        if (priority > LEAST_PRIORITY)
+            return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamConfigOpt: priority %u is outside [%d, %d]",
+                              priority, GREATEST_PRIORITY, LEAST_PRIORITY);
+        handle->priority = priority;
+        break;
+    }
+    }
+    return ACL_SUCCESS;
+}
+
+/* A null handle is the default configuration. */
+OPEMU_EXPORT aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle)
+{
+    if (handle != NULL) {
+        int rc = live_config(handle, "aclrtCreateStreamV2");
+        if (rc)
+            return rc;
+        if (handle->flag > UINT32_MAX)
+            return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStreamV2: flag 0x%zx has bits no ACL_STREAM_* "
+                              "flag names", handle->flag);
+    }
+    return create_configured(stream, handle ? handle->priority : DEFAULT_PRIORITY,
+                             handle ? (uint32_t)handle->flag : 0, "aclrtCreateStreamV2");
+}
+
+/* The stream the app named, NULL meaning the current context's default stream. */
+static opemu_stream *stream_arg(aclrtStream stream, const void *out, const char *api, int *rc)
+{
+    if (out == NULL) {
+        *rc = opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: output pointer is null", api);
+        return NULL;
+    }
+    return opemu_stream_resolve(stream, rc);
+}
+
+OPEMU_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
+{
+    int rc;
+    opemu_stream *s = stream_arg(stream, streamId, "aclrtStreamGetId", &rc);
+    if (s)
+        *streamId = s->id;
+    return s ? ACL_SUCCESS : rc;
+}
+
+OPEMU_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
+{
+    int rc;
+    opemu_stream *s = stream_arg(stream, priority, "aclrtStreamGetPriority", &rc);
+    if (s)
+        *priority = s->priority;
+    return s ? ACL_SUCCESS : rc;
+}
+
+OPEMU_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
+{
+    int rc;
+    opemu_stream *s = stream_arg(stream, flags, "aclrtStreamGetFlags", &rc);
+    if (s)
+        *flags = s->flags;
+    return s ? ACL_SUCCESS : rc;
+}
+
+OPEMU_EXPORT aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority)
+{
+    if (leastPriority == NULL || greatestPriority == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM,
+                          "aclrtDeviceGetStreamPriorityRange: leastPriority and greatestPriority must not be null");
+    *leastPriority = LEAST_PRIORITY;
+    *greatestPriority = GREATEST_PRIORITY;
+    return ACL_SUCCESS;
+}
+
+/* Which values each attribute takes: failure mode and the switches are 0/1, a priority 0..7, the
+ * user tag anything. */
+static int attribute_value_ok(aclrtStreamAttr attr, const aclrtStreamAttrValue *value)
+{
+    switch (attr) {
+    case ACL_STREAM_ATTR_FAILURE_MODE: return value->failureMode <= ACL_STOP_ON_FAILURE;
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: return value->overflowSwitch <= 1;
+    case ACL_STREAM_ATTR_USER_CUSTOM_TAG: return 1;
+    case ACL_STREAM_ATTR_CACHE_OP_INFO: return value->cacheOpInfoSwitch <= 1;
+    case ACL_STREAM_ATTR_PRIORITY: return value->streamPriority <= LEAST_PRIORITY;
+    }
+    return 0;
+}
+
+static opemu_stream *attribute_args(aclrtStream stream, aclrtStreamAttr attr, const aclrtStreamAttrValue *value,
+                                    const char *api, int *rc)
+{
+    opemu_stream *s = stream_arg(stream, value, api, rc);
+    if (s && (attr < ACL_STREAM_ATTR_FAILURE_MODE || attr > ACL_STREAM_ATTR_PRIORITY)) {
+        *rc = opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: invalid stream attribute %d", api, (int)attr);
+        return NULL;
+    }
+    return s;
+}
+
+OPEMU_EXPORT aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                              aclrtStreamAttrValue *value)
+{
+    int rc;
+    opemu_stream *s = attribute_args(stream, stmAttrType, value, "aclrtSetStreamAttribute", &rc);
+    if (s == NULL)
+        return rc;
+    if (!attribute_value_ok(stmAttrType, value))
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSetStreamAttribute: value out of range for attribute %d",
+                          (int)stmAttrType);
+    s->attributes[stmAttrType] = *value;
+    if (stmAttrType == ACL_STREAM_ATTR_PRIORITY)
+        s->priority = value->streamPriority;
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                              aclrtStreamAttrValue *value)
+{
+    int rc;
+    opemu_stream *s = attribute_args(stream, stmAttrType, value, "aclrtGetStreamAttribute", &rc);
+    if (s == NULL)
+        return rc;
+    *value = s->attributes[stmAttrType];
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
+{
+    if (stream == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtCtxGetCurrentDefaultStream: stream is null");
+    opemu_context *ctx = opemu_current_context();
+    if (ctx == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    *stream = ctx->default_stream;
+    return ACL_SUCCESS;
+}
+
+/* ---- host functions: run in stream order, no subscribed thread needed ---- */
+
+typedef struct {
+    aclrtHostFunc fn;
+    void *args;
+} host_func;
+
+static int host_func_task(void *payload)
+{
+    host_func *h = payload;
+    h->fn(h->args);
+    return 0;
+}
+
+OPEMU_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    if (fn == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is null");
+    int rc;
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
+        return rc;
+    host_func *h = malloc(sizeof *h);
+    *h = (host_func){fn, args};
+    return opemu_stream_submit(s, host_func_task, free, h);
 }

@@ -205,3 +205,13 @@ void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
     fflush(trace_file);
     pthread_mutex_unlock(&lock);
 }
+
+void opemu_trace_unsupported(const char *function, int status)
+{
+    if (!opemu_trace_enabled)
+        return;
+    opemu_trace t;
+    opemu_trace_begin(&t, function);
+    append(&t, "%s\"not_supported\": true", t.text[t.length - 1] == '{' ? "" : ", ");
+    opemu_trace_end(&t, status, NULL);
+}

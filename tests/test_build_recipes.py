@@ -70,3 +70,80 @@ def test_vendor_names_load_one_library(embedding_sample, directory, tmp_path):
     initialised = [line for line in result.stderr.splitlines() if "calling init:" in line]
     assert sum(line.endswith("/libopemu.so") for line in initialised) == 1
     assert all(any(line.endswith("/lib%s.so" % n) for line in initialised) for n in names)
+
+
+# The cann-ops AclNNInvocationNaive recipe: DDK_PATH, runtime/include + atc/include + the custom
+# operator package's include, and the link-only stub directories of acllib/ and atc/.
+NAIVE_CMAKE = textwrap.dedent("""\
+    cmake_minimum_required(VERSION 3.5.1)
+    project(acl_execute_embedding)
+    add_compile_options(-std=c++11)
+    set(CMAKE_RUNTIME_OUTPUT_DIRECTORY "./")
+    set(INC_PATH $ENV{DDK_PATH})
+    set(CUST_PKG_PATH "${INC_PATH}/opp/vendors/customize/op_api")
+    set(LIB_PATH "${INC_PATH}/acllib/lib64/stub/")
+    set(LIB_PATH1 "${INC_PATH}/atc/lib64/stub/")
+    include_directories(${INC_PATH}/runtime/include ${INC_PATH}/atc/include ${CUST_PKG_PATH}/include)
+    link_directories(${LIB_PATH} ${LIB_PATH1} ${CUST_PKG_PATH}/lib)
+    add_executable(execute_embedding_op main.cpp)
+    target_link_libraries(execute_embedding_op ascendcl opapi acl_op_compiler nnopbase stdc++)
+    """)
+
+
+def test_cann_ops_naive_recipe_finds_headers_and_stub_libraries(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text(NAIVE_CMAKE)
+    shutil.copy(ROOT / "samples" / "aclnn" / "embedding.cpp", tmp_path / "main.cpp")
+    build = tmp_path / "build"
+    build.mkdir()
+    env = {"DDK_PATH": str(opemu.prefix()), "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    for command in (["cmake", "..", "-DCMAKE_CXX_COMPILER=g++", "-DCMAKE_SKIP_RPATH=TRUE"], ["make"]):
+        result = subprocess.run(command, cwd=build, capture_output=True, text=True, env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+    result = run_program(build / "execute_embedding_op")  # the stubs are for linking; lib64 runs it
+    assert result.returncode == 0 and "result[11] is: 2.200000" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_prefix_has_the_layout_build_files_probe():
+    prefix = opemu.prefix()
+    for part in ("runtime/include/acl/acl.h", "runtime/include/aclnnop/aclnn_add.h", "atc/include",
+                 "opp/vendors/customize/op_api/include", "opp/vendors/customize/op_api/lib",
+                 "acllib/lib64/stub/libacl_op_compiler.so", "atc/lib64/stub/libascendcl.so",
+                 "lib64/stub/libascendcl.so", "bin/setenv.bash", "bin/npu-smi", "bin/mx-smi"):
+        assert (prefix / part).exists(), part
+
+
+def sourced(*commands, env=None):
+    script = "source %s/set_env.sh && %s" % (opemu.prefix(), " && ".join(commands))
+    environment = {"PATH": "/usr/bin:/bin", **(env or {})}
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=environment)
+
+
+def test_set_env_exports_what_the_vendors_does():
+    result = sourced(*['echo "%s=${%s}"' % (name, name) for name in (
+        "ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH", "MACA_PATH",
+        "LD_LIBRARY_PATH", "PYTHONPATH", "PATH", "TOOLCHAIN_HOME")])
+    values = dict(line.split("=", 1) for line in result.stdout.splitlines())
+    prefix = str(opemu.prefix())
+    assert values["ASCEND_OPP_PATH"] == prefix + "/opp" and (opemu.prefix() / "opp").is_dir()
+    assert values["ASCEND_AICPU_PATH"] == prefix and values["MACA_PATH"] == prefix
+    assert values["LD_LIBRARY_PATH"].startswith(prefix + "/lib64:")
+    assert values["PATH"].startswith(prefix + "/bin:")
+    assert values["PYTHONPATH"].startswith(prefix + "/python/site-packages")
+
+
+def test_npu_smi_reports_the_emulated_soc_where_build_scripts_read_it():
+    """llama.cpp's CANN CMake takes the 7th line's third field of `npu-smi info` as the chip name."""
+    result = sourced("npu-smi info | awk -F' ' 'NF > 0 && NR==7 {print $3}'", env={"OPEMU_SOC": "Ascend910B3"})
+    assert result.returncode == 0 and result.stdout.strip() == "910B3"
+    listing = sourced("npu-smi info", env={"OPEMU_DEVICE_COUNT": "3"}).stdout
+    assert listing.count("910B1") == 3
+    assert sourced("npu-smi frobnicate").returncode == 2
+
+
+def test_mx_smi_lists_the_emulated_devices():
+    result = sourced("mx-smi", env={"OPEMU_DEVICE_COUNT": "2"})
+    assert result.returncode == 0
+    assert result.stdout.startswith("mx-smi  version:") and "Attached GPUs" in result.stdout
+    assert result.stdout.count("MetaX C500") == 2
+    assert sourced("mx-smi -L", env={"OPEMU_DEVICE_COUNT": "2"}).stdout.count("GPU ") == 2
+    assert sourced("mx-smi --bogus").returncode == 2

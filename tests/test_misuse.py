@@ -34,20 +34,22 @@ ZERO_COUNT_FIRST = {"aclrtMemcpyAsync", "aclrtMemsetAsync", "mcMemcpyAsync", "mc
 
 def documented_invalid_statuses():
     mcdnn = enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")
-    mc = enum("mcr/mc_runtime_api.h", "mcError_t")
+    mc = enum("mcr/mc_runtime_types.h", "mcError_t")
     return {
         "aclnnStatus": {ACLNN["ACLNN_ERR_PARAM_NULLPTR"], ACLNN["ACLNN_ERR_PARAM_INVALID"],
                         ACLNN["ACLNN_ERR_INNER_NULLPTR"], ACLNN["ACLNN_ERR_RUNTIME_ERROR"]},
-        "aclError": {ACL["ACL_ERROR_INVALID_PARAM"], ACL["ACL_ERROR_RT_PARAM_INVALID"], ACL["ACL_ERROR_RT_CONTEXT_NULL"]},
+        "aclError": {ACL["ACL_ERROR_INVALID_PARAM"], ACL["ACL_ERROR_RT_PARAM_INVALID"], ACL["ACL_ERROR_RT_CONTEXT_NULL"],
+                     ACL["ACL_ERROR_API_NOT_SUPPORT"]},
         "mcdnnStatus_t": {mcdnn["MCDNN_STATUS_BAD_PARAM"], mcdnn["MCDNN_STATUS_NOT_SUPPORTED"]},
-        "mcError_t": {mc["mcErrorInvalidValue"], mc["mcErrorInvalidResourceHandle"], mc["mcErrorInvalidMemcpyDirection"]},
+        "mcError_t": {mc["mcErrorInvalidValue"], mc["mcErrorInvalidResourceHandle"], mc["mcErrorInvalidMemcpyDirection"],
+                      mc["mcErrorNotSupported"]},
     }
 
 
 @pytest.fixture(scope="module")
 def sweep():
     """Runs the driver to the end, restarting it after each crash or hang."""
-    names = sorted(support.entry_points())
+    names = sorted(support.c_entry_points())
     results, crashes, start = [], [], 0
     while start < len(names):
         try:
@@ -70,12 +72,12 @@ def sweep():
 def test_no_entry_point_crashes_or_hangs(sweep):
     results, crashes = sweep
     assert crashes == []
-    assert {r[2] for r in results} == set(support.entry_points())
+    assert {r[2] for r in results} == set(support.c_entry_points())
 
 
 def test_garbage_handles_never_succeed(sweep):
     statuses = documented_invalid_statuses()
-    table = support.entry_points()
+    table = support.c_entry_points()
     wrong = []
     for _, _, name, scenario, result, garbage, count in sweep[0]:
         if name in ZERO_COUNT_FIRST and count == "0":
@@ -87,7 +89,7 @@ def test_garbage_handles_never_succeed(sweep):
 
 
 def test_every_handle_taking_entry_point_was_given_garbage(sweep):
-    table = support.entry_points()
+    table = support.c_entry_points()
     tried = {r[2] for r in sweep[0] if r[5] == "1"}
     assert tried == {name for name, meta in table.items() if "handle" in meta["abi"]}
 

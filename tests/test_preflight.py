@@ -18,12 +18,13 @@ def opemu_cli(*args):
 
 @pytest.fixture(scope="module")
 def program(build_dir):
-    """Built as against another toolkit whose libascendcl.so has a function opemu's lacks: the
-    stand-in library only lends the linker that symbol under the soname libascendcl.so."""
+    """Built as against another toolkit whose libacl_op_compiler.so has a function opemu's lacks: the
+    stand-in library lends the linker that symbol under that soname (the linker takes one library
+    per soname, so it must be one the program does not otherwise link)."""
     home = toolkit()
     stub_source, stub = build_dir / "stub.c", build_dir / "libstub.so"
     stub_source.write_text("int aclrtNoSuchCallAnywhere(int x) { return x; }\n")
-    subprocess.run(["gcc", "-shared", "-fPIC", str(stub_source), "-o", str(stub), "-Wl,-soname,libascendcl.so"],
+    subprocess.run(["gcc", "-shared", "-fPIC", str(stub_source), "-o", str(stub), "-Wl,-soname,libacl_op_compiler.so"],
                    check=True)
     output = build_dir / "preflight_probe"
     command = ["g++", str(ROOT / "tests" / "c" / "preflight_probe.cpp"), "-o", str(output), "-I%s/include" % home,

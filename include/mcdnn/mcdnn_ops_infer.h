@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../mcr/mc_runtime_api.h"
+#include "../common/library_types.h" /* libraryPropertyType, shared with mcBLAS */
 #include "mcdnn_version.h"
 
 #define MCDNN_OPS_INFER_MAJOR 1
@@ -68,10 +69,6 @@ typedef enum {
 
 mcdnnStatus_t MCDNNWINAPI mcdnnQueryRuntimeError(mcdnnHandle_t handle, mcdnnStatus_t *rstatus,
                                                   mcdnnErrQueryMode_t mode, mcdnnRuntimeTag_t *tag);
-
-#ifndef __LIBRARY_TYPES_H__
-typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
-#endif
 
 mcdnnStatus_t MCDNNWINAPI mcdnnGetProperty(libraryPropertyType type, int *value);
 

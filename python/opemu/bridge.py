@@ -10,7 +10,7 @@ import json
 import os
 import traceback
 
-from opemu import bridge_mcdnn, ops
+from opemu import bridge_mcblas, bridge_mcdnn, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
 from opemu.core.op import OPS, Args, soc
@@ -29,8 +29,10 @@ def _not_supported_status(returns):
         return status.ACL["ACL_ERROR_API_NOT_SUPPORT"]
     if returns == "mcdnnStatus_t":
         return enum("mcdnn/mcdnn_ops_infer.h", "mcdnnStatus_t")["MCDNN_STATUS_NOT_SUPPORTED"]
+    if returns == "mcblasStatus_t":
+        return enum("mcblas/mcblas.h", "mcblasStatus_t")["MCBLAS_STATUS_NOT_SUPPORTED"]
     if returns == "mcError_t":
-        return enum("mcr/mc_runtime_api.h", "mcError_t")["mcErrorNotSupported"]
+        return enum("mcr/mc_runtime_types.h", "mcError_t")["mcErrorNotSupported"]
     return 0
 
 
@@ -199,6 +201,7 @@ def attach(ffi, lib):
             continue
         op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
         entry = _Phase1(ffi, lib, op, meta, name) if op else (bridge_mcdnn.entry(ffi, lib, name, meta)
+                                                             or bridge_mcblas.entry(ffi, lib, name, meta)
                                                              or _not_supported(lib, name, meta))
         failure = meta["failure"]
         error = {} if failure in (None, "NULL") else {"error": int(failure)}
@@ -207,5 +210,6 @@ def attach(ffi, lib):
     ffi.def_extern(name="opemu_py_execute", error=inner, onerror=_on_error(lib, "aclnn kernel", inner))(
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
+    bridge_mcblas.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         lambda plan_id: PLANS.pop(plan_id, None) and None)

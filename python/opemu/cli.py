@@ -22,7 +22,7 @@ from opemu import __version__, paths, settings
 # The ops-nn example line (reference §6) and the MACA one, together: unused names cost nothing.
 INCLUDE_DIRS = ("include", "include/aclnnop", "include/aclnn", "include/mcr")
 LIBRARY_DIRS = ("lib64", "lib")
-LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "mcdnn", "mcruntime")
+LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcruntime")
 SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
 
 # Which finding kinds each sanitizer tool reports (compute-sanitizer's split of the same checks).
@@ -46,16 +46,16 @@ class CommandError(Exception):
 
 
 def environment(prefix=None):
-    """What sourcing set_env.sh exports."""
+    """What sourcing the prefix's set_env.sh exports (the one place that says it), over os.environ."""
     prefix = str(prefix or paths.prefix())
-    library_path = os.pathsep.join(filter(None, [prefix + "/lib64", prefix + "/lib", os.environ.get("LD_LIBRARY_PATH")]))
-    return {
-        "ASCEND_TOOLKIT_HOME": prefix,
-        "ASCEND_HOME_PATH": prefix,
-        "ASCEND_OPP_PATH": prefix + "/opp",
-        "MACA_PATH": prefix,
-        "LD_LIBRARY_PATH": library_path,
-    }
+    script = os.path.join(prefix, "set_env.sh")
+    if not os.path.isfile(script):
+        raise FileNotFoundError("%s has no set_env.sh" % prefix)
+    dump = subprocess.run(["bash", "-c", 'source "$1" >/dev/null && env -0', "set_env", script],
+                          capture_output=True, check=True).stdout
+    after = dict(item.decode().split("=", 1) for item in dump.split(b"\0") if b"=" in item)
+    changed = {key: value for key, value in after.items() if os.environ.get(key) != value}
+    return {key: value for key, value in changed.items() if key not in ("SHLVL", "_", "PWD", "OLDPWD")}
 
 
 def compile_command(source, output, prefix):

@@ -8,8 +8,10 @@ from opemu.core import headers
 from opemu.paths import include_dir
 
 _ENUM_DIRS = ("acl", "aclnn", "mcdnn", "mcr", "mcblas")
+# the headers that may define the status constants (whichever exist: the runtime's headers moved them)
 _STATUS_CONSTANTS = {
-    "aclError": ("ACL_", ("acl/acl_base.h", "acl/error_codes/rt_error_codes.h", "acl/error_codes/ge_error_codes.h")),
+    "aclError": ("ACL_", ("acl/acl_base_rt.h", "acl/acl_base.h", "acl/error_codes/rt_error_codes.h",
+                          "acl/error_codes/ge_error_codes.h")),
     "aclnnStatus": ("ACLNN_", ("aclnn/opdev/op_errno.h",)),
 }
 

@@ -7,7 +7,6 @@
 #include <string>
 #include <mc_runtime.h>
 #include <mcdnn/mcdnn.h>
-#include "acl/acl.h"
 
 static int relu(size_t y_bytes)  // y described as 64 floats; the app allocated y_bytes
 {
@@ -76,14 +75,6 @@ static std::map<std::string, std::function<int()>> cases = {
          mcMemset(d, 0, 64);
          printf("read %d\n", ((volatile char *)d)[0]);
          return (int)mcFree(d);
-     }},
-    {"acl-reset-leak", [] {
-         void *d;
-         aclInit(nullptr);
-         aclrtSetDevice(0);
-         aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST);
-         aclrtResetDevice(0);
-         return (int)aclFinalize();
      }},
 };
 

@@ -10,24 +10,9 @@
 #include <vector>
 #include <mc_runtime.h>
 #include <mcdnn/mcdnn.h>
+#include "mc_harness.h"
 
-#define EXPECT_EQ(actual, expected)                                                                      \
-    do {                                                                                                 \
-        long long a_ = (long long)(actual), e_ = (long long)(expected);                                  \
-        if (a_ != e_) {                                                                                  \
-            printf("FAIL line %d: %s == %lld, expected %lld\n", __LINE__, #actual, a_, e_);             \
-            return 1;                                                                                    \
-        }                                                                                                \
-    } while (0)
-#define EXPECT_TRUE(cond)                                  \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            printf("FAIL line %d: %s\n", __LINE__, #cond); \
-            return 1;                                      \
-        }                                                  \
-    } while (0)
-
-static std::map<std::string, std::function<int()>> cases = {
+static probe_cases cases = {
     {"malloc_free_and_sticky_errors", [] {
          void *p = nullptr;
          EXPECT_EQ(mcGetLastError(), mcSuccess);
@@ -358,20 +343,4 @@ static std::map<std::string, std::function<int()>> cases = {
      }},
 };
 
-int main(int argc, char **argv)
-{
-    if (argc < 2) {
-        for (auto &c : cases)
-            printf("%s\n", c.first.c_str());
-        return 0;
-    }
-    auto it = cases.find(argv[1]);
-    if (it == cases.end()) {
-        printf("unknown case %s\n", argv[1]);
-        return 2;
-    }
-    int rc = it->second();
-    if (rc == 0)
-        printf("PASS\n");
-    return rc;
-}
+int main(int argc, char **argv) { return run_probe(cases, argc, argv); }

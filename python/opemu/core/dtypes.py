@@ -4,7 +4,7 @@ import numpy as np
 
 from opemu.core.headers import enum
 
-ACL_DTYPE = enum("acl/acl_base.h", "aclDataType")
+ACL_DTYPE = enum("acl/acl_base_rt.h", "aclDataType")
 _CODE_NAME = {code: name for name, code in ACL_DTYPE.items()}
 
 _NUMPY = {
@@ -40,4 +40,4 @@ def serial_list(codes):
 def numpy_dtype(code):
     return NUMPY_OF[code]
 
-ACL_FORMAT = enum("acl/acl_base.h", "aclFormat")
+ACL_FORMAT = enum("acl/acl_base_rt.h", "aclFormat")

@@ -2,7 +2,7 @@
 from opemu.core.headers import constants
 
 ACLNN = constants("aclnn/opdev/op_errno.h")
-ACL = constants("acl/acl_base.h", "acl/error_codes/rt_error_codes.h")
+ACL = constants("acl/acl_base_rt.h", "acl/error_codes/rt_error_codes.h")
 
 
 class VendorError(Exception):

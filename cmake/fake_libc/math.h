@@ -1,0 +1,1 @@
+/* Stand-in for pycparser: nothing of <math.h> appears in a public prototype. */

@@ -1,0 +1,224 @@
+"""Level-2 BLAS: matrix-vector routines (gemv, ger/geru/gerc, symv/hemv, trmv, trsv). Checks in
+cuBLAS's order: enums, sizes >= 0, the leading dimension, then increments (level 2 rejects 0)."""
+import numpy as np
+import scipy.linalg
+
+from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, batch_of, blend, blended,
+                               leading, matrix, nonnegative, nonzero_increment, one_of, op, pointer_arrays, vector,
+                               view)
+from opemu.ops.mcblas import family, letters
+
+
+def _gemv_check(c):
+    one_of("trans", c.trans, TRANSPOSES)
+    nonnegative(m=c.m, n=c.n)
+    leading("lda", c.lda, c.m)
+    nonzero_increment(incx=c.incx, incy=c.incy)
+
+
+def gemv_into(yv, av, xv, trans, alpha, beta):
+    """y = alpha*op(A)*x + beta*y on views (one or a batch: A (b, m, n), x and y (b, len))."""
+    product = np.matmul(op(av, trans), xv[..., None])[..., 0]
+    blend(yv, product, alpha, beta)
+
+
+@family(letters("mcblas%sgemv"))
+def gemv(letter, c):
+    """y = alpha*op(A)*x + beta*y, A m x n."""
+    t = TYPES[letter]
+    _gemv_check(c)
+    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
+    if c.m == 0 or c.n == 0:
+        return None
+    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
+    a = matrix(c.A, c.m, c.n, c.lda, t)
+    x, y = vector(c.x, cols, c.incx, t), vector(c.y, rows, c.incy, t)
+
+    def run():
+        av, bv = alpha.value(), beta.value()
+        gemv_into(view(y, blended(bv)), view(a), view(x), c.trans, av, bv)
+    return run
+
+
+@family(letters("mcblas%sgemvStridedBatched"))
+def gemv_strided_batched(letter, c):
+    t = TYPES[letter]
+    _gemv_check(c)
+    nonnegative(batchCount=c.batchCount)
+    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
+    if c.m == 0 or c.n == 0 or c.batchCount == 0:
+        return None
+    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
+    a = batch_of(c.A, matrix(None, c.m, c.n, c.lda, t)[1], c.batchCount, c.strideA)
+    x = batch_of(c.x, vector(None, cols, c.incx, t)[1], c.batchCount, c.stridex)
+    y = batch_of(c.y, vector(None, rows, c.incy, t)[1], c.batchCount, c.stridey)
+
+    def run():
+        av, bv = alpha.value(), beta.value()
+        gemv_into(view(y, blended(bv)), view(a), view(x), c.trans, av, bv)
+    return run
+
+
+@family(letters("mcblas%sgemvBatched"))
+def gemv_batched(letter, c):
+    t = TYPES[letter]
+    _gemv_check(c)
+    nonnegative(batchCount=c.batchCount)
+    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
+    if c.m == 0 or c.n == 0 or c.batchCount == 0:
+        return None
+    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
+    ga, gx, gy = (matrix(None, c.m, c.n, c.lda, t)[1], vector(None, cols, c.incx, t)[1],
+                  vector(None, rows, c.incy, t)[1])
+
+    def run():
+        av, bv = alpha.value(), beta.value()
+        for pa, px, py in pointer_arrays(c.batchCount, c.Aarray, c.xarray, c.yarray):
+            gemv_into(view((py, gy), blended(bv)), view((pa, ga)), view((px, gx)), c.trans, av, bv)
+    return run
+
+
+@family({"mcblasSger": "S", "mcblasDger": "D", "mcblasCgeru": "C", "mcblasZgeru": "Z",
+         "mcblasCgerc": "Cc", "mcblasZgerc": "Zc"})
+def ger(letter, c):
+    """A += alpha*x*y^T (gerc: y^H), A m x n."""
+    t = TYPES[letter[0]]
+    nonnegative(m=c.m, n=c.n)
+    nonzero_increment(incx=c.incx, incy=c.incy)
+    leading("lda", c.lda, c.m)
+    alpha = Scalar(c, "alpha", c.alpha, t)
+    if c.m == 0 or c.n == 0:
+        return None
+    a = matrix(c.A, c.m, c.n, c.lda, t)
+    x, y = vector(c.x, c.m, c.incx, t), vector(c.y, c.n, c.incy, t)
+
+    def run():
+        yv = view(y)
+        av = view(a, "rw")
+        av += np.outer(alpha.value() * view(x), np.conj(yv) if letter.endswith("c") else yv)
+    return run
+
+
+RANK_UPDATES = {}
+for _l in "SDCZ":
+    RANK_UPDATES.update({"mcblas%ssyr" % _l: (_l, False, False), "mcblas%ssyr2" % _l: (_l, True, False)})
+for _l in "CZ":
+    RANK_UPDATES.update({"mcblas%sher" % _l: (_l, False, True), "mcblas%sher2" % _l: (_l, True, True)})
+
+
+@family({name: name for name in RANK_UPDATES})
+def rank_update(name, c):
+    """A's uplo triangle += alpha*x*x^T (syr), alpha*(x*y^T + y*x^T) (syr2), alpha*x*x^H with real
+    alpha (her) or alpha*x*y^H + conj(alpha)*y*x^H (her2); the other triangle is not touched."""
+    letter, two, hermitian = RANK_UPDATES[name]
+    t = TYPES[letter]
+    one_of("uplo", c.uplo, FILLS)
+    nonnegative(n=c.n)
+    nonzero_increment(incx=c.incx, **({"incy": c.incy} if two else {}))
+    leading("lda", c.lda, c.n)
+    real = TYPES["S" if letter == "C" else "D"]
+    alpha = Scalar(c, "alpha", c.alpha, real if hermitian and not two else t)
+    if c.n == 0:
+        return None
+    a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
+    y = vector(c.y, c.n, c.incy, t) if two else x
+    h = np.conj if hermitian else (lambda v: v)
+
+    def run():
+        xv, yv, alpha_value = view(x), view(y), alpha.value()
+        update = np.outer(alpha_value * xv, h(yv))
+        if two:
+            update = update + np.outer((np.conj(alpha_value) if hermitian else alpha_value) * yv, h(xv))
+        av = view(a, "rw")
+        mask = np.tri(c.n, dtype=bool) if c.uplo == LOWER else np.tri(c.n, dtype=bool).T
+        av[mask] += update[mask].astype(t)
+        if hermitian:
+            diagonal = np.arange(c.n)
+            av[diagonal, diagonal] = av[diagonal, diagonal].real
+    return run
+
+
+def full_from_triangle(a, uplo, hermitian=False):
+    """The symmetric (Hermitian) matrix whose uplo triangle is stored in a; the other one is not read."""
+    tri = np.tril(a) if uplo == LOWER else np.triu(a)
+    strict = np.tril(a, -1) if uplo == LOWER else np.triu(a, 1)
+    other = strict.T.conj() if hermitian else strict.T
+    if hermitian:
+        tri = tri.copy()
+        np.fill_diagonal(tri, tri.diagonal().real)
+    return tri + other
+
+
+@family({**letters("mcblas%ssymv"), "mcblasChemv": "Ch", "mcblasZhemv": "Zh"})
+def symv(letter, c):
+    """y = alpha*A*x + beta*y with A n x n symmetric (hemv: Hermitian), one triangle stored."""
+    t = TYPES[letter[0]]
+    one_of("uplo", c.uplo, FILLS)
+    nonnegative(n=c.n)
+    leading("lda", c.lda, c.n)
+    nonzero_increment(incx=c.incx, incy=c.incy)
+    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
+    if c.n == 0:
+        return None
+    a = matrix(c.A, c.n, c.n, c.lda, t)
+    x, y = vector(c.x, c.n, c.incx, t), vector(c.y, c.n, c.incy, t)
+
+    def run():
+        full = full_from_triangle(view(a), c.uplo, hermitian=letter.endswith("h"))
+        av, bv = alpha.value(), beta.value()
+        blend(view(y, blended(bv)), full @ view(x), av, bv)
+    return run
+
+
+def triangle(a, uplo, diag):
+    """The triangular matrix stored in a's uplo triangle (unit diagonal: 1s, a's diagonal not read)."""
+    tri = np.tril(a) if uplo == LOWER else np.triu(a)
+    if diag == UNIT:
+        np.fill_diagonal(tri, 1)
+    return tri
+
+
+def _triangular_check(c):
+    one_of("uplo", c.uplo, FILLS)
+    one_of("trans", c.trans, TRANSPOSES)
+    one_of("diag", c.diag, DIAGS)
+    nonnegative(n=c.n)
+    leading("lda", c.lda, c.n)
+    nonzero_increment(incx=c.incx)
+
+
+@family(letters("mcblas%strmv"))
+def trmv(letter, c):
+    """x = op(A)*x, A n x n triangular."""
+    t = TYPES[letter]
+    _triangular_check(c)
+    if c.n == 0:
+        return None
+    a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
+
+    def run():
+        xv = view(x, "rw")
+        xv[...] = op(triangle(view(a), c.uplo, c.diag), c.trans) @ xv
+    return run
+
+
+@family(letters("mcblas%strsv"))
+def trsv(letter, c):
+    """Solves op(A)*x = b for x, b given in x; no singularity test, as BLAS."""
+    t = TYPES[letter]
+    _triangular_check(c)
+    if c.n == 0:
+        return None
+    a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
+
+    def run():
+        xv = view(x, "rw")
+        xv[...] = solve(view(a), xv, c.uplo, c.trans, c.diag)
+    return run
+
+
+def solve(a, b, uplo, trans, diag):
+    """op(T)^-1 b for the triangle T stored in a (b a vector or a matrix of columns)."""
+    with np.errstate(all="ignore"):
+        return scipy.linalg.solve_triangular(triangle(a, uplo, diag), b, trans=trans,  # N/T/C = 0/1/2 in both
+                                             lower=uplo == LOWER, check_finite=False)
