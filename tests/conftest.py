@@ -34,6 +34,16 @@ def ops_nn_compile(source, output):
     return output
 
 
+def compile_source(build_dir, name, text, libraries, library_dir="lib64"):
+    """A small C++ program a test writes out, built against the toolkit under test."""
+    home = toolkit()
+    source, output = build_dir / (name + ".cpp"), build_dir / name
+    source.write_text(text)
+    subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/%s" % (home, library_dir),
+                    *("-l" + library for library in libraries)], check=True)
+    return output
+
+
 def run_program(executable, *args, env=None, timeout=300):
     if TARGET and any(key.startswith("OPEMU_") for key in env or {}):
         pytest.skip("uses opemu's own switches")

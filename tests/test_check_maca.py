@@ -3,11 +3,11 @@ overruns of the requested size, double frees, an mcDNN routine writing past its 
 mcDNN objects never destroyed, a host dereference of device memory), and leaks reported at a
 device reset as compute-sanitizer does."""
 import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT, opemu_only, run_program, toolkit
+from conftest import ROOT, compile_source, opemu_only, run_program, toolkit
+from test_check import opemu_check
 
 pytestmark = [opemu_only]
 
@@ -30,11 +30,6 @@ def mc_check_probe(build_dir):
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return output
-
-
-def opemu_check(*command):
-    return subprocess.run([sys.executable, "-m", "opemu.cli", "check", "--", *map(str, command)],
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_every_case_is_tested(mc_check_probe):
@@ -67,12 +62,9 @@ def test_maca_misuse_is_found(mc_check_probe, case):
 
 
 def test_acl_leak_is_reported_at_aclrtResetDevice(build_dir):
-    home, source, output = toolkit(), build_dir / "acl_reset_leak.cpp", build_dir / "acl_reset_leak"
-    source.write_text('#include "acl/acl.h"\nint main() {\n  void* d;\n  aclInit(nullptr);\n  aclrtSetDevice(0);\n'
-                      '  aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n  aclrtResetDevice(0);\n'
-                      '  return (int)aclFinalize();\n}\n')
-    subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/lib64" % home, "-lascendcl"],
-                   check=True)
+    output = compile_source(build_dir, "acl_reset_leak", '#include "acl/acl.h"\nint main() {\n  void* d;\n'
+                            '  aclInit(nullptr);\n  aclrtSetDevice(0);\n  aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n'
+                            '  aclrtResetDevice(0);\n  return (int)aclFinalize();\n}\n', ["ascendcl"])
     result = opemu_check(output)
     findings = [line for line in result.stdout.splitlines() if line.startswith("opemu check: [")]
     assert len(findings) == 1 and findings[0].startswith("opemu check: [leak] device memory at "), result.stdout

@@ -70,16 +70,12 @@ def test_runtime_calls_before_aclInit_work_as_on_the_vendor_runtime(build_dir):
     """The runtime initialises itself on demand: device, memory and stream calls need no aclInit
     (only features with an init of their own, such as dump and profiling, answer
     ACL_ERROR_UNINITIALIZE), so a program that skips aclInit runs."""
-    import subprocess
-    from conftest import run_program, toolkit
-    source, output = build_dir / "no_init.cpp", build_dir / "no_init"
-    source.write_text('#include <cstdio>\n#include "acl/acl.h"\nint main() {\n  void* p = nullptr; aclrtStream s;\n'
-                      '  int set = aclrtSetDevice(0), malloc = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n'
-                      '  int stream = aclrtCreateStream(&s), sync = aclrtSynchronizeStream(s);\n'
-                      '  printf("%d %d %d %d\\n", set, malloc, stream, sync);\n  return 0;\n}\n')
-    home = toolkit()
-    subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/lib64" % home, "-lascendcl"],
-                   check=True)
+    from conftest import compile_source, run_program
+    output = compile_source(build_dir, "no_init", '#include <cstdio>\n#include "acl/acl.h"\nint main() {\n'
+                            '  void* p = nullptr; aclrtStream s;\n'
+                            '  int set = aclrtSetDevice(0), malloc = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n'
+                            '  int stream = aclrtCreateStream(&s), sync = aclrtSynchronizeStream(s);\n'
+                            '  printf("%d %d %d %d\\n", set, malloc, stream, sync);\n  return 0;\n}\n', ["ascendcl"])
     assert run_program(output).stdout.split() == ["0", "0", "0", "0"]
 
 

@@ -1,11 +1,9 @@
 """Vendor-style logs: plog files under ASCEND_PROCESS_LOG_PATH (default ~/ascend/log) at the level
 ASCEND_GLOBAL_LOG_LEVEL sets, and mcDNN's API log (MCDNN_LOGERR_DBG / MCDNN_LOGINFO_DBG, cuDNN 8's
 variables renamed) to MCDNN_LOGDEST_DBG."""
-import subprocess
-
 import pytest
 
-from conftest import opemu_only, run_program, toolkit
+from conftest import compile_source, opemu_only, run_program
 from test_runtime import LOG_LINE
 
 pytestmark = [opemu_only]
@@ -37,15 +35,10 @@ def test_plog_defaults_to_home_ascend_log(probe, tmp_path):
 
 @pytest.fixture(scope="module")
 def bad_descriptor_program(build_dir):
-    source, output = build_dir / "mcbad.cpp", build_dir / "mcbad"
-    source.write_text("#include <mcdnn/mcdnn.h>\nint main() {\n  mcdnnTensorDescriptor_t d;\n"
-                      "  mcdnnCreateTensorDescriptor(&d);\n"
-                      "  mcdnnSetTensor4dDescriptor(d, MCDNN_TENSOR_NCHW, MCDNN_DATA_FLOAT, -1, 1, 1, 1);\n"
-                      "  mcdnnDestroyTensorDescriptor(d);\n  return 0;\n}\n")
-    home = toolkit()
-    subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/lib" % home, "-lmcdnn"],
-                   check=True)
-    return output
+    return compile_source(build_dir, "mcbad", "#include <mcdnn/mcdnn.h>\nint main() {\n  mcdnnTensorDescriptor_t d;\n"
+                          "  mcdnnCreateTensorDescriptor(&d);\n"
+                          "  mcdnnSetTensor4dDescriptor(d, MCDNN_TENSOR_NCHW, MCDNN_DATA_FLOAT, -1, 1, 1, 1);\n"
+                          "  mcdnnDestroyTensorDescriptor(d);\n  return 0;\n}\n", ["mcdnn"], library_dir="lib")
 
 
 def test_mcdnn_error_log_names_the_call_status_and_reason(bad_descriptor_program):
