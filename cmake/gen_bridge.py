@@ -127,7 +127,8 @@ class Function:
         return text
 
     def family(self):
-        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"), ("acl", "acl")):
+        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"),
+                               ("acl", "acl")):
             if self.name.startswith(prefix) or self.name.startswith(prefix.capitalize()):
                 return family
         return "other"

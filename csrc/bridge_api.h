@@ -91,6 +91,13 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_LRN = 17,
     OPEMU_KIND_MCDNN_DROPOUT = 18,
     OPEMU_KIND_MCDNN_SPATIAL_TF = 19,
+    OPEMU_KIND_MCDNN_FILTER = 20,
+    OPEMU_KIND_MCDNN_CONVOLUTION = 21,
+    OPEMU_KIND_MCDNN_OP_TENSOR = 22,
+    OPEMU_KIND_MCDNN_REDUCE_TENSOR = 23,
+    OPEMU_KIND_MCDNN_TENSOR_TRANSFORM = 24,
+    OPEMU_KIND_MCDNN_ALGORITHM = 25,
+    OPEMU_KIND_MCDNN_ALGORITHM_PERF = 26,
     OPEMU_KIND_STREAM_CONFIG = 60,
     OPEMU_KIND_EXCEPTION_INFO = 61,
     OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
@@ -187,6 +194,58 @@ struct mcdnnSpatialTransformerStruct {
     int32_t dataType;
     int32_t nbDims;
     int32_t dimA[MCDNN_DIM_MAX];
+};
+
+/* Filter descriptor (csrc/mcdnn_conv.c): dims are always K, C/groups, spatial… whatever the format;
+ * `format` says how they are laid out (NCHW: KCRS, NHWC: KRSC), packed. */
+struct mcdnnFilterStruct {
+    int32_t is_set;
+    int32_t dataType;
+    int32_t format;
+    int32_t nbDims;
+    int32_t dimA[MCDNN_DIM_MAX];
+};
+
+/* Convolution descriptor: `arrayLength` spatial dimensions; a new one has math type DEFAULT, one group,
+ * reorder type DEFAULT. */
+struct mcdnnConvolutionStruct {
+    int32_t is_set;
+    int32_t mode;
+    int32_t computeType;
+    int32_t mathType;
+    int32_t groupCount;
+    int32_t reorderType;
+    int32_t arrayLength;
+    int32_t padA[MCDNN_DIM_MAX];
+    int32_t strideA[MCDNN_DIM_MAX];
+    int32_t dilationA[MCDNN_DIM_MAX];
+};
+
+/* Op-tensor, reduce-tensor and tensor-transform descriptors (csrc/mcdnn_opdesc.c). */
+struct mcdnnOpTensorStruct {
+    int32_t is_set;
+    int32_t op;
+    int32_t compType;
+    int32_t nanOpt;
+};
+
+struct mcdnnReduceTensorStruct {
+    int32_t is_set;
+    int32_t op;
+    int32_t compType;
+    int32_t nanOpt;
+    int32_t indices;
+    int32_t indicesType;
+};
+
+struct mcdnnTensorTransformStruct {
+    int32_t is_set;
+    int32_t nbDims;
+    int32_t destFormat;
+    int32_t direction;
+    int32_t padBeforeA[MCDNN_DIM_MAX];
+    int32_t padAfterA[MCDNN_DIM_MAX];
+    uint32_t foldA[MCDNN_DIM_MAX];
 };
 
 /* Bytes of dropout RNG states, and of the reserve space (the keep mask, one bit per element) for a

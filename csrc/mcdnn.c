@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "mcdnn_internal.h"
 
 /* 11.6: the CUDA runtime API level MACA's compatibility layer targets (reference §1b). */
 #define OPEMU_MC_CUDART_VERSION 11060
@@ -196,17 +196,7 @@ int opemu_mcdnn_submit(mcdnnHandle_t handle, uint64_t task_id)
 
 /* ---- tensor descriptors ---- */
 
-static int element_size(mcdnnDataType_t type)
-{
-    switch (type) {
-    case MCDNN_DATA_FLOAT: case MCDNN_DATA_INT32: case MCDNN_DATA_INT8x4: case MCDNN_DATA_UINT8x4: return 4;
-    case MCDNN_DATA_DOUBLE: case MCDNN_DATA_INT64: return 8;
-    case MCDNN_DATA_HALF: case MCDNN_DATA_BFLOAT16: return 2;
-    case MCDNN_DATA_INT8: case MCDNN_DATA_UINT8: case MCDNN_DATA_BOOLEAN: return 1;
-    case MCDNN_DATA_INT8x32: return 32;
-    }
-    return 0;
-}
+static int element_size(mcdnnDataType_t type) { return opemu_mcdnn_element_size(type); }
 
 static struct mcdnnTensorStruct *live_tensor(const void *desc, const char *api)
 {

@@ -1,4 +1,5 @@
-/* mcDNN (opemu): the umbrella header, <mcdnn/mcdnn.h>. */
+/* mcDNN (opemu): the umbrella header, <mcdnn/mcdnn.h> (or <mcdnn.h> with -I$MACA_PATH/include/mcdnn).
+ * It includes every sub-library's header, as cuDNN 8's cudnn.h does. */
 #ifndef MCDNN_H_
 #define MCDNN_H_
 
@@ -8,5 +9,10 @@
 #include "mcdnn_version.h"
 #include "mcdnn_ops_infer.h"
 #include "mcdnn_ops_train.h"
+#include "mcdnn_adv_infer.h"
+#include "mcdnn_adv_train.h"
+#include "mcdnn_cnn_infer.h"
+#include "mcdnn_cnn_train.h"
+#include "mcdnn_backend.h"
 
 #endif

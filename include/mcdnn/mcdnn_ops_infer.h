@@ -1,7 +1,8 @@
 /* mcDNN ops_infer (opemu): handle, tensor and operator descriptors, and the inference-side routines.
  *
- * mcDNN is cuDNN 8.5 renamed (cudnn -> mcdnn, CUDNN_ -> MCDNN_, cudaStream_t -> mcStream_t): the enum
- * values and prototypes below are that ABI (reference mcdnn.md §2). */
+ * mcDNN is cuDNN 8 renamed (cudnn -> mcdnn, CUDNN_ -> MCDNN_, cudaStream_t -> mcStream_t): the enum
+ * values and prototypes below are that ABI (reference mcdnn.md §2); the declared surface is cuDNN 8.9.1's
+ * (reference surface/mcdnn.tsv), which adds the FP8 data types and a few queries to 8.5's. */
 #ifndef MCDNN_OPS_INFER_H_
 #define MCDNN_OPS_INFER_H_
 
@@ -36,6 +37,7 @@ struct mcdnnContext;
 typedef struct mcdnnContext *mcdnnHandle_t;
 
 size_t MCDNNWINAPI mcdnnGetVersion(void);
+size_t MCDNNWINAPI mcdnnGetMaxDeviceVersion(void);
 size_t MCDNNWINAPI mcdnnGetCudartVersion(void);
 
 typedef enum {
@@ -102,7 +104,10 @@ typedef enum {
     MCDNN_DATA_INT8x32  = 8,
     MCDNN_DATA_BFLOAT16 = 9,
     MCDNN_DATA_INT64    = 10,
-    MCDNN_DATA_BOOLEAN  = 11
+    MCDNN_DATA_BOOLEAN  = 11,
+    MCDNN_DATA_FP8_E4M3 = 12,
+    MCDNN_DATA_FP8_E5M2 = 13,
+    MCDNN_DATA_FAST_FLOAT_FOR_FP8 = 14 /* 8.9: a compute type only */
 } mcdnnDataType_t;
 
 typedef enum {
@@ -252,6 +257,111 @@ mcdnnStatus_t MCDNNWINAPI mcdnnSetTensor(mcdnnHandle_t handle, const mcdnnTensor
 mcdnnStatus_t MCDNNWINAPI mcdnnScaleTensor(mcdnnHandle_t handle, const mcdnnTensorDescriptor_t yDesc, void *y,
                                            const void *alpha);
 
+/* ---- tensor transforms: layout, padding and folding between two descriptors of the same tensor ---- */
+mcdnnStatus_t MCDNNWINAPI mcdnnInitTransformDest(const mcdnnTensorTransformDescriptor_t transformDesc,
+                                                 const mcdnnTensorDescriptor_t srcDesc,
+                                                 mcdnnTensorDescriptor_t destDesc, size_t *destSizeInBytes);
+mcdnnStatus_t MCDNNWINAPI mcdnnCreateTensorTransformDescriptor(mcdnnTensorTransformDescriptor_t *transformDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetTensorTransformDescriptor(mcdnnTensorTransformDescriptor_t transformDesc,
+                                                            const uint32_t nbDims,
+                                                            const mcdnnTensorFormat_t destFormat,
+                                                            const int32_t padBeforeA[], const int32_t padAfterA[],
+                                                            const uint32_t foldA[],
+                                                            const mcdnnFoldingDirection_t direction);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetTensorTransformDescriptor(mcdnnTensorTransformDescriptor_t transformDesc,
+                                                            uint32_t nbDimsRequested, mcdnnTensorFormat_t *destFormat,
+                                                            int32_t padBeforeA[], int32_t padAfterA[],
+                                                            uint32_t foldA[], mcdnnFoldingDirection_t *direction);
+mcdnnStatus_t MCDNNWINAPI mcdnnDestroyTensorTransformDescriptor(mcdnnTensorTransformDescriptor_t transformDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnTransformTensorEx(mcdnnHandle_t handle,
+                                                 const mcdnnTensorTransformDescriptor_t transDesc, const void *alpha,
+                                                 const mcdnnTensorDescriptor_t srcDesc, const void *srcData,
+                                                 const void *beta, const mcdnnTensorDescriptor_t destDesc,
+                                                 void *destData);
+
+/* ---- element-wise operations on two tensors: C = op(alpha1*A, alpha2*B) + beta*C ---- */
+mcdnnStatus_t MCDNNWINAPI mcdnnCreateOpTensorDescriptor(mcdnnOpTensorDescriptor_t *opTensorDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetOpTensorDescriptor(mcdnnOpTensorDescriptor_t opTensorDesc,
+                                                     mcdnnOpTensorOp_t opTensorOp, mcdnnDataType_t opTensorCompType,
+                                                     mcdnnNanPropagation_t opTensorNanOpt);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetOpTensorDescriptor(const mcdnnOpTensorDescriptor_t opTensorDesc,
+                                                     mcdnnOpTensorOp_t *opTensorOp, mcdnnDataType_t *opTensorCompType,
+                                                     mcdnnNanPropagation_t *opTensorNanOpt);
+mcdnnStatus_t MCDNNWINAPI mcdnnDestroyOpTensorDescriptor(mcdnnOpTensorDescriptor_t opTensorDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnOpTensor(mcdnnHandle_t handle, const mcdnnOpTensorDescriptor_t opTensorDesc,
+                                        const void *alpha1, const mcdnnTensorDescriptor_t aDesc, const void *A,
+                                        const void *alpha2, const mcdnnTensorDescriptor_t bDesc, const void *B,
+                                        const void *beta, const mcdnnTensorDescriptor_t cDesc, void *C);
+
+/* ---- reductions over the dimensions where C has extent 1 ---- */
+typedef enum {
+    MCDNN_REDUCE_TENSOR_ADD          = 0,
+    MCDNN_REDUCE_TENSOR_MUL          = 1,
+    MCDNN_REDUCE_TENSOR_MIN          = 2,
+    MCDNN_REDUCE_TENSOR_MAX          = 3,
+    MCDNN_REDUCE_TENSOR_AMAX         = 4,
+    MCDNN_REDUCE_TENSOR_AVG          = 5,
+    MCDNN_REDUCE_TENSOR_NORM1        = 6,
+    MCDNN_REDUCE_TENSOR_NORM2        = 7,
+    MCDNN_REDUCE_TENSOR_MUL_NO_ZEROS = 8
+} mcdnnReduceTensorOp_t;
+typedef enum {
+    MCDNN_REDUCE_TENSOR_NO_INDICES        = 0,
+    MCDNN_REDUCE_TENSOR_FLATTENED_INDICES = 1
+} mcdnnReduceTensorIndices_t;
+typedef enum {
+    MCDNN_32BIT_INDICES = 0,
+    MCDNN_64BIT_INDICES = 1,
+    MCDNN_16BIT_INDICES = 2,
+    MCDNN_8BIT_INDICES  = 3
+} mcdnnIndicesType_t;
+mcdnnStatus_t MCDNNWINAPI mcdnnCreateReduceTensorDescriptor(mcdnnReduceTensorDescriptor_t *reduceTensorDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetReduceTensorDescriptor(mcdnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                         mcdnnReduceTensorOp_t reduceTensorOp,
+                                                         mcdnnDataType_t reduceTensorCompType,
+                                                         mcdnnNanPropagation_t reduceTensorNanOpt,
+                                                         mcdnnReduceTensorIndices_t reduceTensorIndices,
+                                                         mcdnnIndicesType_t reduceTensorIndicesType);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetReduceTensorDescriptor(const mcdnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                         mcdnnReduceTensorOp_t *reduceTensorOp,
+                                                         mcdnnDataType_t *reduceTensorCompType,
+                                                         mcdnnNanPropagation_t *reduceTensorNanOpt,
+                                                         mcdnnReduceTensorIndices_t *reduceTensorIndices,
+                                                         mcdnnIndicesType_t *reduceTensorIndicesType);
+mcdnnStatus_t MCDNNWINAPI mcdnnDestroyReduceTensorDescriptor(mcdnnReduceTensorDescriptor_t reduceTensorDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetReductionIndicesSize(mcdnnHandle_t handle,
+                                                       const mcdnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                       const mcdnnTensorDescriptor_t aDesc,
+                                                       const mcdnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetReductionWorkspaceSize(mcdnnHandle_t handle,
+                                                         const mcdnnReduceTensorDescriptor_t reduceTensorDesc,
+                                                         const mcdnnTensorDescriptor_t aDesc,
+                                                         const mcdnnTensorDescriptor_t cDesc, size_t *sizeInBytes);
+mcdnnStatus_t MCDNNWINAPI mcdnnReduceTensor(mcdnnHandle_t handle,
+                                            const mcdnnReduceTensorDescriptor_t reduceTensorDesc, void *indices,
+                                            size_t indicesSizeInBytes, void *workspace, size_t workspaceSizeInBytes,
+                                            const void *alpha, const mcdnnTensorDescriptor_t aDesc, const void *A,
+                                            const void *beta, const mcdnnTensorDescriptor_t cDesc, void *C);
+
+/* ---- filter descriptors (the weights of a convolution: K, C/groups, spatial dims) ---- */
+mcdnnStatus_t MCDNNWINAPI mcdnnCreateFilterDescriptor(mcdnnFilterDescriptor_t *filterDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetFilter4dDescriptor(mcdnnFilterDescriptor_t filterDesc, mcdnnDataType_t dataType,
+                                                     mcdnnTensorFormat_t format, int k, int c, int h, int w);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetFilter4dDescriptor(const mcdnnFilterDescriptor_t filterDesc,
+                                                     mcdnnDataType_t *dataType, mcdnnTensorFormat_t *format, int *k,
+                                                     int *c, int *h, int *w);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetFilterNdDescriptor(mcdnnFilterDescriptor_t filterDesc, mcdnnDataType_t dataType,
+                                                     mcdnnTensorFormat_t format, int nbDims, const int filterDimA[]);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetFilterNdDescriptor(const mcdnnFilterDescriptor_t filterDesc, int nbDimsRequested,
+                                                     mcdnnDataType_t *dataType, mcdnnTensorFormat_t *format,
+                                                     int *nbDims, int filterDimA[]);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetFilterSizeInBytes(const mcdnnFilterDescriptor_t filterDesc, size_t *size);
+mcdnnStatus_t MCDNNWINAPI mcdnnTransformFilter(mcdnnHandle_t handle, const mcdnnTensorTransformDescriptor_t transDesc,
+                                               const void *alpha, const mcdnnFilterDescriptor_t srcDesc,
+                                               const void *srcData, const void *beta,
+                                               const mcdnnFilterDescriptor_t destDesc, void *destData);
+mcdnnStatus_t MCDNNWINAPI mcdnnDestroyFilterDescriptor(mcdnnFilterDescriptor_t filterDesc);
+
 /* ---- softmax ---- */
 mcdnnStatus_t MCDNNWINAPI mcdnnSoftmaxForward(mcdnnHandle_t handle, mcdnnSoftmaxAlgorithm_t algo,
                                               mcdnnSoftmaxMode_t mode, const void *alpha,
@@ -386,6 +496,112 @@ mcdnnStatus_t MCDNNWINAPI mcdnnDropoutForward(mcdnnHandle_t handle, const mcdnnD
                                               const mcdnnTensorDescriptor_t xdesc, const void *x,
                                               const mcdnnTensorDescriptor_t ydesc, void *y, void *reserveSpace,
                                               size_t reserveSpaceSizeInBytes);
+
+/* ---- algorithm enumerations and the deprecated algorithm descriptors ---- */
+typedef struct mcdnnAlgorithmStruct *mcdnnAlgorithmDescriptor_t;
+typedef struct mcdnnAlgorithmPerformanceStruct *mcdnnAlgorithmPerformance_t;
+typedef enum {
+    MCDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM         = 0,
+    MCDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1,
+    MCDNN_CONVOLUTION_FWD_ALGO_GEMM                  = 2,
+    MCDNN_CONVOLUTION_FWD_ALGO_DIRECT                = 3,
+    MCDNN_CONVOLUTION_FWD_ALGO_FFT                   = 4,
+    MCDNN_CONVOLUTION_FWD_ALGO_FFT_TILING            = 5,
+    MCDNN_CONVOLUTION_FWD_ALGO_WINOGRAD              = 6,
+    MCDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED     = 7,
+    MCDNN_CONVOLUTION_FWD_ALGO_COUNT                 = 8
+} mcdnnConvolutionFwdAlgo_t;
+typedef enum {
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_0                 = 0,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_1                 = 1,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT               = 2,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_3                 = 3,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD          = 4,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED = 5,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING        = 6,
+    MCDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT             = 7
+} mcdnnConvolutionBwdFilterAlgo_t;
+typedef enum {
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_0                 = 0,
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_1                 = 1,
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_FFT               = 2,
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING        = 3,
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD          = 4,
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED = 5,
+    MCDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT             = 6
+} mcdnnConvolutionBwdDataAlgo_t;
+typedef enum {
+    MCDNN_RNN_ALGO_STANDARD               = 0,
+    MCDNN_RNN_ALGO_PERSIST_STATIC         = 1,
+    MCDNN_RNN_ALGO_PERSIST_DYNAMIC        = 2,
+    MCDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H = 3,
+    MCDNN_RNN_ALGO_COUNT                  = 4
+} mcdnnRNNAlgo_t;
+typedef enum {
+    MCDNN_CTC_LOSS_ALGO_DETERMINISTIC     = 0,
+    MCDNN_CTC_LOSS_ALGO_NON_DETERMINISTIC = 1
+} mcdnnCTCLossAlgo_t;
+typedef struct mcdnnAlgorithmUnionStruct {
+    union Algorithm {
+        mcdnnConvolutionFwdAlgo_t convFwdAlgo;
+        mcdnnConvolutionBwdFilterAlgo_t convBwdFilterAlgo;
+        mcdnnConvolutionBwdDataAlgo_t convBwdDataAlgo;
+        mcdnnRNNAlgo_t RNNAlgo;
+        mcdnnCTCLossAlgo_t CTCLossAlgo;
+    } algo;
+} mcdnnAlgorithm_t;
+mcdnnStatus_t MCDNNWINAPI mcdnnCreateAlgorithmDescriptor(mcdnnAlgorithmDescriptor_t *algoDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetAlgorithmDescriptor(mcdnnAlgorithmDescriptor_t algoDesc,
+                                                      mcdnnAlgorithm_t algorithm);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetAlgorithmDescriptor(const mcdnnAlgorithmDescriptor_t algoDesc,
+                                                      mcdnnAlgorithm_t *algorithm);
+mcdnnStatus_t MCDNNWINAPI mcdnnCopyAlgorithmDescriptor(const mcdnnAlgorithmDescriptor_t src,
+                                                       mcdnnAlgorithmDescriptor_t dest);
+mcdnnStatus_t MCDNNWINAPI mcdnnDestroyAlgorithmDescriptor(mcdnnAlgorithmDescriptor_t algoDesc);
+mcdnnStatus_t MCDNNWINAPI mcdnnCreateAlgorithmPerformance(mcdnnAlgorithmPerformance_t *algoPerf, int numberToCreate);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetAlgorithmPerformance(mcdnnAlgorithmPerformance_t algoPerf,
+                                                       mcdnnAlgorithmDescriptor_t algoDesc, mcdnnStatus_t status,
+                                                       float time, size_t memory);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetAlgorithmPerformance(const mcdnnAlgorithmPerformance_t algoPerf,
+                                                       mcdnnAlgorithmDescriptor_t *algoDesc, mcdnnStatus_t *status,
+                                                       float *time, size_t *memory);
+mcdnnStatus_t MCDNNWINAPI mcdnnDestroyAlgorithmPerformance(mcdnnAlgorithmPerformance_t *algoPerf,
+                                                           int numberToDestroy);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetAlgorithmSpaceSize(mcdnnHandle_t handle, mcdnnAlgorithmDescriptor_t algoDesc,
+                                                     size_t *algoSpaceSizeInBytes);
+mcdnnStatus_t MCDNNWINAPI mcdnnSaveAlgorithm(mcdnnHandle_t handle, mcdnnAlgorithmDescriptor_t algoDesc,
+                                             void *algoSpace, size_t algoSpaceSizeInBytes);
+mcdnnStatus_t MCDNNWINAPI mcdnnRestoreAlgorithm(mcdnnHandle_t handle, void *algoSpace, size_t algoSpaceSizeInBytes,
+                                                mcdnnAlgorithmDescriptor_t algoDesc);
+
+/* ---- API logging callbacks ---- */
+typedef enum {
+    MCDNN_SEV_FATAL   = 0,
+    MCDNN_SEV_ERROR   = 1,
+    MCDNN_SEV_WARNING = 2,
+    MCDNN_SEV_INFO    = 3
+} mcdnnSeverity_t;
+
+#define MCDNN_SEV_ERROR_EN (1U << MCDNN_SEV_ERROR)
+#define MCDNN_SEV_WARNING_EN (1U << MCDNN_SEV_WARNING)
+#define MCDNN_SEV_INFO_EN (1U << MCDNN_SEV_INFO)
+
+typedef struct mcdnnDebugStruct {
+    unsigned mcdnn_version;
+    mcdnnStatus_t mcdnnStatus;
+    unsigned time_sec;
+    unsigned time_usec;
+    unsigned time_delta;
+    mcdnnHandle_t handle;
+    mcStream_t stream;
+    unsigned long long pid;
+    unsigned long long tid;
+    int mcDeviceId;
+    int reserved[15];
+} mcdnnDebug_t;
+typedef void (*mcdnnCallback_t)(mcdnnSeverity_t sev, void *udata, const mcdnnDebug_t *dbg, const char *msg);
+mcdnnStatus_t MCDNNWINAPI mcdnnSetCallback(unsigned mask, void *udata, mcdnnCallback_t fptr);
+mcdnnStatus_t MCDNNWINAPI mcdnnGetCallback(unsigned *mask, void **udata, mcdnnCallback_t *fptr);
 
 mcdnnStatus_t MCDNNWINAPI mcdnnOpsInferVersionCheck(void);
 

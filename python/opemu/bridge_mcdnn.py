@@ -10,6 +10,7 @@ import traceback
 from opemu.core import device, mcdnn
 from opemu.core.op import Args
 from opemu.core.status import VendorError
+from opemu.ops.mcdnn import descriptors as _descriptors
 
 TASKS = {}
 _task_ids = itertools.count(1)
@@ -26,6 +27,7 @@ def _kinds(lib):
         "mcdnnLRNDescriptor_t": (lib.OPEMU_KIND_MCDNN_LRN, _lrn),
         "mcdnnDropoutDescriptor_t": (lib.OPEMU_KIND_MCDNN_DROPOUT, _dropout),
         "mcdnnSpatialTransformerDescriptor_t": (lib.OPEMU_KIND_MCDNN_SPATIAL_TF, _spatial_transformer),
+        **_descriptors.kinds(lib),
     }
 
 

@@ -31,23 +31,45 @@ MCDNN = frozenset("""
     mcdnnBatchNormalizationForwardInference
     mcdnnBatchNormalizationForwardTraining
     mcdnnBatchNormalizationForwardTrainingEx
+    mcdnnConvolutionBackwardBias
+    mcdnnConvolutionBackwardData
+    mcdnnConvolutionBackwardFilter
+    mcdnnConvolutionBiasActivationForward
+    mcdnnConvolutionForward
     mcdnnDivisiveNormalizationBackward
     mcdnnDivisiveNormalizationForward
     mcdnnDropoutBackward
     mcdnnDropoutForward
+    mcdnnFindConvolutionBackwardDataAlgorithm
+    mcdnnFindConvolutionBackwardDataAlgorithmEx
+    mcdnnFindConvolutionBackwardFilterAlgorithm
+    mcdnnFindConvolutionBackwardFilterAlgorithmEx
+    mcdnnFindConvolutionForwardAlgorithm
+    mcdnnFindConvolutionForwardAlgorithmEx
     mcdnnGetBatchNormalizationBackwardExWorkspaceSize
     mcdnnGetBatchNormalizationForwardTrainingExWorkspaceSize
     mcdnnGetBatchNormalizationTrainingExReserveSpaceSize
+    mcdnnGetConvolutionBackwardDataAlgorithm_v7
+    mcdnnGetConvolutionBackwardDataWorkspaceSize
+    mcdnnGetConvolutionBackwardFilterAlgorithm_v7
+    mcdnnGetConvolutionBackwardFilterWorkspaceSize
+    mcdnnGetConvolutionForwardAlgorithm_v7
+    mcdnnGetConvolutionForwardWorkspaceSize
     mcdnnGetNormalizationBackwardWorkspaceSize
     mcdnnGetNormalizationForwardTrainingWorkspaceSize
     mcdnnGetNormalizationTrainingReserveSpaceSize
+    mcdnnGetReductionIndicesSize
+    mcdnnGetReductionWorkspaceSize
+    mcdnnIm2Col
     mcdnnLRNCrossChannelBackward
     mcdnnLRNCrossChannelForward
     mcdnnNormalizationBackward
     mcdnnNormalizationForwardInference
     mcdnnNormalizationForwardTraining
+    mcdnnOpTensor
     mcdnnPoolingBackward
     mcdnnPoolingForward
+    mcdnnReduceTensor
     mcdnnScaleTensor
     mcdnnSetDropoutDescriptor
     mcdnnSetTensor
@@ -57,7 +79,9 @@ MCDNN = frozenset("""
     mcdnnSpatialTfGridGeneratorForward
     mcdnnSpatialTfSamplerBackward
     mcdnnSpatialTfSamplerForward
+    mcdnnTransformFilter
     mcdnnTransformTensor
+    mcdnnTransformTensorEx
 """.split())
 
 # mcBLAS routines whose arithmetic is Python's (NumPy's BLAS); handles and the rest are C's.

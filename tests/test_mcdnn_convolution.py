@@ -1,0 +1,457 @@
+"""mcDNN filter and convolution descriptors and the convolution routines through the C ABI, against
+PyTorch CPU (conv2d/conv3d, their gradients, transposed convolution = backward data): 2-D and 3-D,
+groups (depthwise), dilation, stride, padding, CONVOLUTION vs CROSS_CORRELATION, NHWC, every data type,
+alpha/beta, every emulated algorithm, the algorithm queries and the documented errors."""
+import ctypes
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from mc import (BAD_PARAM, BFLOAT16, DOUBLE, FLOAT, HALF, INT8, NOT_SUPPORTED, NUMPY, Desc, DeviceTensor, Handle,
+                c_int, c_void_p, ints, lib, nhwc_strides, recent_error, scale)
+
+ALLOC_FAILED = 2
+CONVOLUTION, CROSS_CORRELATION = 0, 1
+DEFAULT_MATH, ALLOW_CONVERSION = 0, 2
+NCHW, NHWC = 0, 1
+FWD_IMPLICIT, FWD_PRECOMP, FWD_GEMM, FWD_DIRECT, FWD_FFT = 0, 1, 2, 3, 4
+# rounding of the stored result only: products and sums are fp32 (fp64 for double)
+TOLERANCE = {FLOAT: 1e-5, DOUBLE: 1e-12, HALF: 1e-3, BFLOAT16: 8e-3}
+
+
+class PerfFwd(ctypes.Structure):
+    _fields_ = [("algo", c_int), ("status", c_int), ("time", ctypes.c_float), ("memory", ctypes.c_size_t),
+                ("determinism", c_int), ("mathType", c_int), ("reserved", c_int * 3)]
+
+
+@pytest.fixture(scope="module")
+def handle():
+    h = Handle()
+    yield h.handle
+    h.destroy()
+
+
+class Filter:
+    def __init__(self, code, dims, fmt=NCHW):
+        self.code, self.dims, self.format = code, tuple(dims), fmt
+        self.handle = c_void_p()
+        assert lib().mcdnnCreateFilterDescriptor(ctypes.byref(self.handle)) == 0
+        assert lib().mcdnnSetFilterNdDescriptor(self.handle, code, fmt, len(dims), ints(dims)) == 0, recent_error()
+        # the filter's storage as a tensor view: NHWC is K, spatial…, C
+        self.strides = nhwc_strides(dims) if fmt == NHWC else Desc(code, dims).strides
+        self.span = int(np.prod(dims))
+
+    def __del__(self):
+        lib().mcdnnDestroyFilterDescriptor(self.handle)
+
+
+class Conv:
+    def __init__(self, pad, stride, dilation, mode=CROSS_CORRELATION, compute=FLOAT, groups=1, math=DEFAULT_MATH):
+        self.handle = c_void_p()
+        assert lib().mcdnnCreateConvolutionDescriptor(ctypes.byref(self.handle)) == 0
+        assert lib().mcdnnSetConvolutionNdDescriptor(self.handle, len(pad), ints(pad), ints(stride), ints(dilation),
+                                                     mode, compute) == 0, recent_error()
+        assert lib().mcdnnSetConvolutionGroupCount(self.handle, groups) == 0
+        assert lib().mcdnnSetConvolutionMathType(self.handle, math) == 0
+
+    def __del__(self):
+        lib().mcdnnDestroyConvolutionDescriptor(self.handle)
+
+
+def device_filter(f, values):
+    return DeviceTensor(f, values)
+
+
+def out_dims(x_desc, f, conv):
+    dims = ints([0] * len(x_desc.dims))
+    assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f.handle, len(x_desc.dims),
+                                                       dims) == 0, recent_error()
+    return tuple(dims[:len(x_desc.dims)])
+
+
+def rounded(values, code):
+    return np.asarray(values).astype(NUMPY[code]).astype(np.float64)
+
+
+def torch_conv(x, w, pad, stride, dilation, groups, mode):
+    conv = F.conv2d if x.ndim == 4 else F.conv3d
+    if mode == CONVOLUTION:
+        w = np.flip(w, axis=tuple(range(2, w.ndim))).copy()
+    return conv(torch.from_numpy(x), torch.from_numpy(w), stride=stride, padding=pad, dilation=dilation,
+                groups=groups).numpy()
+
+
+def workspace(size):
+    return DeviceTensor(Desc(INT8, (1, 1, max(size, 1))), fill=0) if size else None
+
+
+def ws_size(name, handle, descs, algo):
+    size = ctypes.c_size_t()
+    rc = getattr(lib(), name)(handle, *descs, algo, ctypes.byref(size))
+    return rc, size.value
+
+
+CASES = [  # x dims, k, window, pad, stride, dilation, groups
+    ((2, 4, 9, 8), 6, (3, 3), (1, 1), (1, 1), (1, 1), 1),
+    ((2, 4, 9, 8), 6, (3, 2), (0, 1), (2, 1), (1, 2), 2),
+    ((1, 6, 7, 7), 6, (3, 3), (1, 1), (1, 1), (1, 1), 6),       # depthwise
+    ((2, 4, 11, 10), 8, (3, 3), (2, 2), (2, 3), (2, 2), 4),
+    ((2, 3, 5, 6, 5), 4, (3, 2, 3), (1, 0, 1), (1, 2, 1), (1, 1, 2), 1),   # 3-D
+]
+CASE_IDS = ["3x3", "strided-dilated-groups", "depthwise", "all", "3d"]
+
+
+def make(code, case, mode, fmt=NCHW, seed=0):
+    xdims, k, window, pad, stride, dilation, groups = case
+    rng = np.random.default_rng(seed)
+    wdims = (k, xdims[1] // groups) + window
+    x = rounded(rng.standard_normal(xdims), code)
+    w = rounded(rng.standard_normal(wdims), code)
+    xs = nhwc_strides(xdims) if fmt == NHWC else None
+    x_desc = Desc(code, xdims, xs)
+    f = Filter(code, wdims, fmt)
+    conv = Conv(pad, stride, dilation, mode, DOUBLE if code == DOUBLE else FLOAT, groups)
+    ydims = out_dims(x_desc, f, conv)
+    y_desc = Desc(code, ydims, nhwc_strides(ydims) if fmt == NHWC else None)
+    return x, w, x_desc, f, conv, y_desc
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("mode", [CROSS_CORRELATION, CONVOLUTION], ids=["xcorr", "conv"])
+def test_forward_matches_torch(handle, case, mode):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, mode)
+    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc)
+    rc = lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address,
+                                       conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0), scale(0.0, FLOAT),
+                                       y_desc.handle, yd.address)
+    assert rc == 0, recent_error()
+    expected = torch_conv(x.astype(np.float32), w.astype(np.float32), case[3], case[4], case[5], case[6], mode)
+    np.testing.assert_allclose(yd.read(), expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_backward_data_is_torch_input_gradient(handle, case):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, CROSS_CORRELATION)
+    dy = np.random.default_rng(1).standard_normal(y_desc.dims).astype(np.float32)
+    wd, dyd, dxd = DeviceTensor(f, w), DeviceTensor(y_desc, dy), DeviceTensor(x_desc)
+    rc = lib().mcdnnConvolutionBackwardData(handle, scale(1.0, FLOAT), f.handle, wd.address, y_desc.handle,
+                                            dyd.address, conv.handle, 0, None, ctypes.c_size_t(0), scale(0.0, FLOAT),
+                                            x_desc.handle, dxd.address)
+    assert rc == 0, recent_error()
+    tx = torch.from_numpy(x.astype(np.float32)).requires_grad_()
+    out = (F.conv2d if len(case[0]) == 4 else F.conv3d)(tx, torch.from_numpy(w.astype(np.float32)), stride=case[4],
+                                                        padding=case[3], dilation=case[5], groups=case[6])
+    out.backward(torch.from_numpy(dy))
+    np.testing.assert_allclose(dxd.read(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_backward_data_is_transposed_convolution(handle):
+    case = CASES[0]
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, CROSS_CORRELATION)
+    dy = np.random.default_rng(2).standard_normal(y_desc.dims).astype(np.float32)
+    wd, dyd, dxd = DeviceTensor(f, w), DeviceTensor(y_desc, dy), DeviceTensor(x_desc)
+    assert lib().mcdnnConvolutionBackwardData(handle, scale(1.0, FLOAT), f.handle, wd.address, y_desc.handle,
+                                              dyd.address, conv.handle, 0, None, ctypes.c_size_t(0),
+                                              scale(0.0, FLOAT), x_desc.handle, dxd.address) == 0
+    expected = F.conv_transpose2d(torch.from_numpy(dy), torch.from_numpy(w.astype(np.float32)), padding=1).numpy()
+    np.testing.assert_allclose(dxd.read(), expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("mode", [CROSS_CORRELATION, CONVOLUTION], ids=["xcorr", "conv"])
+def test_backward_filter_is_torch_weight_gradient(handle, case, mode):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, mode)
+    dy = np.random.default_rng(3).standard_normal(y_desc.dims).astype(np.float32)
+    xd, dyd, dwd = DeviceTensor(x_desc, x), DeviceTensor(y_desc, dy), DeviceTensor(f)
+    rc = lib().mcdnnConvolutionBackwardFilter(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, y_desc.handle,
+                                              dyd.address, conv.handle, 0, None, ctypes.c_size_t(0),
+                                              scale(0.0, FLOAT), f.handle, dwd.address)
+    assert rc == 0, recent_error()
+    tw = torch.from_numpy(w.astype(np.float32)).requires_grad_()
+    out = (F.conv2d if len(case[0]) == 4 else F.conv3d)(torch.from_numpy(x.astype(np.float32)), tw, stride=case[4],
+                                                        padding=case[3], dilation=case[5], groups=case[6])
+    out.backward(torch.from_numpy(dy))
+    expected = tw.grad.numpy()
+    if mode == CONVOLUTION:  # the gradient of the flipped filter, flipped back
+        x_flip = np.flip(w, axis=tuple(range(2, w.ndim))).copy()
+        tw = torch.from_numpy(x_flip.astype(np.float32)).requires_grad_()
+        out = (F.conv2d if len(case[0]) == 4 else F.conv3d)(torch.from_numpy(x.astype(np.float32)), tw,
+                                                            stride=case[4], padding=case[3], dilation=case[5],
+                                                            groups=case[6])
+        out.backward(torch.from_numpy(dy))
+        expected = np.flip(tw.grad.numpy(), axis=tuple(range(2, w.ndim)))
+    np.testing.assert_allclose(dwd.read(), expected, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("code", [DOUBLE, HALF, BFLOAT16], ids=["double", "half", "bf16"])
+def test_forward_data_types_round_once(handle, code):
+    x, w, x_desc, f, conv, y_desc = make(code, CASES[1], CROSS_CORRELATION)
+    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc)
+    assert lib().mcdnnConvolutionForward(handle, scale(1.0, code), x_desc.handle, xd.address, f.handle, wd.address,
+                                         conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0), scale(0.0, code),
+                                         y_desc.handle, yd.address) == 0, recent_error()
+    exact = torch_conv(x, w, *CASES[1][3:6], CASES[1][6], CROSS_CORRELATION)   # float64 of the rounded inputs
+    np.testing.assert_allclose(yd.read().astype(np.float64), rounded(exact, code),
+                               rtol=TOLERANCE[code], atol=TOLERANCE[code] * np.abs(exact).max())
+
+
+def test_nhwc_tensors_and_filter(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[3], CROSS_CORRELATION, fmt=NHWC)
+    xd, yd = DeviceTensor(x_desc, x), DeviceTensor(y_desc)
+    wd = DeviceTensor(Desc(FLOAT, f.dims, f.strides), w)
+    assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address,
+                                         conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0), scale(0.0, FLOAT),
+                                         y_desc.handle, yd.address) == 0, recent_error()
+    expected = torch_conv(x.astype(np.float32), w.astype(np.float32), *CASES[3][3:6], CASES[3][6], CROSS_CORRELATION)
+    np.testing.assert_allclose(yd.read(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_alpha_beta_blend(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    prior = np.random.default_rng(4).standard_normal(y_desc.dims).astype(np.float32)
+    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc, prior)
+    assert lib().mcdnnConvolutionForward(handle, scale(0.5, FLOAT), x_desc.handle, xd.address, f.handle, wd.address,
+                                         conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0), scale(2.0, FLOAT),
+                                         y_desc.handle, yd.address) == 0
+    expected = 0.5 * torch_conv(x.astype(np.float32), w.astype(np.float32), (1, 1), (1, 1), (1, 1), 1,
+                                CROSS_CORRELATION) + 2.0 * prior
+    np.testing.assert_allclose(yd.read(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_allow_conversion_rounds_float_inputs_to_half(handle):
+    case = CASES[0]
+    x, w, x_desc, f, _, y_desc = make(FLOAT, case, CROSS_CORRELATION)
+    x = x + 1e-4  # values fp16 cannot hold
+    conv = Conv(case[3], case[4], case[5], CROSS_CORRELATION, FLOAT, 1, ALLOW_CONVERSION)
+    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc)
+    assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address,
+                                         conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0), scale(0.0, FLOAT),
+                                         y_desc.handle, yd.address) == 0
+    expected = torch_conv(rounded(x, HALF), rounded(w, HALF), case[3], case[4], case[5], 1, CROSS_CORRELATION)
+    np.testing.assert_allclose(yd.read(), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_every_forward_algorithm_gives_the_same_numbers(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[3], CROSS_CORRELATION)
+    xd, wd = DeviceTensor(x_desc, x), DeviceTensor(f, w)
+    results = []
+    for algo in (FWD_IMPLICIT, FWD_PRECOMP, FWD_GEMM):
+        rc, size = ws_size("mcdnnGetConvolutionForwardWorkspaceSize", handle,
+                           (x_desc.handle, f.handle, conv.handle, y_desc.handle), algo)
+        assert rc == 0
+        ws, yd = workspace(size), DeviceTensor(y_desc)
+        assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle,
+                                             wd.address, conv.handle, algo, ws.address if ws else None,
+                                             ctypes.c_size_t(size), scale(0.0, FLOAT), y_desc.handle,
+                                             yd.address) == 0, recent_error()
+        results.append(yd.read())
+    assert all(np.array_equal(results[0], r) for r in results[1:])
+
+
+def test_gemm_algorithm_needs_its_workspace(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    rc, size = ws_size("mcdnnGetConvolutionForwardWorkspaceSize", handle,
+                       (x_desc.handle, f.handle, conv.handle, y_desc.handle), FWD_GEMM)
+    assert rc == 0 and size >= 4 * 9 * 4 * 9 * 8   # at least one image's im2col buffer
+    xd, wd, yd, ws = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc), workspace(size // 2)
+    assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address,
+                                         conv.handle, FWD_GEMM, ws.address, ctypes.c_size_t(size // 2),
+                                         scale(0.0, FLOAT), y_desc.handle, yd.address) == BAD_PARAM
+    assert "workspace" in recent_error()
+
+
+@pytest.mark.parametrize("algo", [FWD_DIRECT, FWD_FFT, 6, 7])
+def test_unemulated_algorithms_are_not_supported(handle, algo):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    rc, _ = ws_size("mcdnnGetConvolutionForwardWorkspaceSize", handle,
+                    (x_desc.handle, f.handle, conv.handle, y_desc.handle), algo)
+    assert rc == NOT_SUPPORTED
+
+
+def test_find_times_and_sorts_the_algorithms(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    perf, count = (PerfFwd * 8)(), c_int()
+    assert lib().mcdnnFindConvolutionForwardAlgorithm(handle, x_desc.handle, f.handle, conv.handle, y_desc.handle,
+                                                      8, ctypes.byref(count), perf) == 0, recent_error()
+    assert count.value == 8
+    ok = [p for p in perf if p.status == 0]
+    assert {p.algo for p in ok} == {FWD_IMPLICIT, FWD_PRECOMP, FWD_GEMM}
+    assert [p.time for p in ok] == sorted(p.time for p in ok) and all(p.time >= 0 for p in ok)
+    assert all(p.status == NOT_SUPPORTED and p.time == -1 for p in perf[3:])
+
+
+def test_find_ex_runs_on_the_apps_buffers(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc)
+    perf, count = (PerfFwd * 8)(), c_int()
+    assert lib().mcdnnFindConvolutionForwardAlgorithmEx(handle, x_desc.handle, xd.address, f.handle, wd.address,
+                                                        conv.handle, y_desc.handle, yd.address, 8,
+                                                        ctypes.byref(count), perf, None, ctypes.c_size_t(0)) == 0
+    statuses = {p.algo: p.status for p in perf[:count.value]}
+    assert statuses[FWD_IMPLICIT] == 0 and statuses[FWD_GEMM] == ALLOC_FAILED   # no workspace given
+    expected = torch_conv(x.astype(np.float32), w.astype(np.float32), (1, 1), (1, 1), (1, 1), 1, CROSS_CORRELATION)
+    np.testing.assert_allclose(yd.read(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_heuristics_list_every_algorithm_untimed(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    perf, count = (PerfFwd * 3)(), c_int()
+    assert lib().mcdnnGetConvolutionForwardAlgorithm_v7(handle, x_desc.handle, f.handle, conv.handle, y_desc.handle,
+                                                        3, ctypes.byref(count), perf) == 0
+    assert count.value == 3 and perf[0].algo == FWD_IMPLICIT and all(p.time == -1 for p in perf)
+    n = c_int()
+    assert lib().mcdnnGetConvolutionForwardAlgorithmMaxCount(handle, ctypes.byref(n)) == 0 and n.value == 8
+
+
+def test_backward_bias_sums_batch_and_space(handle):
+    dy = np.random.default_rng(5).standard_normal((3, 4, 5, 6)).astype(np.float32)
+    dy_desc, db_desc = Desc(FLOAT, dy.shape), Desc(FLOAT, (1, 4, 1, 1))
+    dyd, dbd = DeviceTensor(dy_desc, dy), DeviceTensor(db_desc, np.ones((1, 4, 1, 1)))
+    assert lib().mcdnnConvolutionBackwardBias(handle, scale(1.0, FLOAT), dy_desc.handle, dyd.address,
+                                              scale(1.0, FLOAT), db_desc.handle, dbd.address) == 0
+    np.testing.assert_allclose(dbd.read().ravel(), dy.sum(axis=(0, 2, 3)) + 1, rtol=1e-5)
+
+
+def test_bias_activation_forward(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    z = np.random.default_rng(6).standard_normal(y_desc.dims).astype(np.float32)
+    bias = np.arange(6, dtype=np.float32).reshape(1, 6, 1, 1) - 3
+    b_desc = Desc(FLOAT, bias.shape)
+    act = c_void_p()
+    assert lib().mcdnnCreateActivationDescriptor(ctypes.byref(act)) == 0
+    lib().mcdnnSetActivationDescriptor.argtypes = [c_void_p, c_int, c_int, ctypes.c_double]
+    assert lib().mcdnnSetActivationDescriptor(act, 1, 0, 0.0) == 0
+    xd, wd, zd, bd, yd = (DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc, z),
+                          DeviceTensor(b_desc, bias), DeviceTensor(y_desc))
+    rc = lib().mcdnnConvolutionBiasActivationForward(
+        handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address, conv.handle, FWD_IMPLICIT, None,
+        ctypes.c_size_t(0), scale(0.5, FLOAT), y_desc.handle, zd.address, b_desc.handle, bd.address, act,
+        y_desc.handle, yd.address)
+    assert rc == 0, recent_error()
+    conv_out = torch_conv(x.astype(np.float32), w.astype(np.float32), (1, 1), (1, 1), (1, 1), 1, CROSS_CORRELATION)
+    np.testing.assert_allclose(yd.read(), np.maximum(conv_out + 0.5 * z + bias, 0), rtol=1e-4, atol=1e-4)
+    lib().mcdnnDestroyActivationDescriptor(act)
+
+
+def test_im2col_rows_are_window_offsets(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    xd = DeviceTensor(x_desc, x)
+    cols = DeviceTensor(Desc(FLOAT, (2, 4 * 9, 9 * 8)))
+    assert lib().mcdnnIm2Col(handle, x_desc.handle, xd.address, f.handle, conv.handle, cols.address) == 0, \
+        recent_error()
+    expected = torch.nn.functional.unfold(torch.from_numpy(x.astype(np.float32)), 3, padding=1).numpy()
+    np.testing.assert_allclose(cols.read(), expected)
+
+
+# ---- descriptors and their errors ----
+
+def test_filter_descriptor_round_trip():
+    f = Filter(HALF, (8, 3, 5, 5), NHWC)
+    dtype, fmt, k, c, h, w = (c_int() for _ in range(6))
+    assert lib().mcdnnGetFilter4dDescriptor(f.handle, *(ctypes.byref(v) for v in (dtype, fmt, k, c, h, w))) == 0
+    assert (dtype.value, fmt.value, k.value, c.value, h.value, w.value) == (HALF, NHWC, 8, 3, 5, 5)
+    size = ctypes.c_size_t()
+    assert lib().mcdnnGetFilterSizeInBytes(f.handle, ctypes.byref(size)) == 0 and size.value == 8 * 3 * 25 * 2
+
+
+def test_filter_descriptor_errors():
+    f = c_void_p()
+    assert lib().mcdnnCreateFilterDescriptor(ctypes.byref(f)) == 0
+    assert lib().mcdnnSetFilter4dDescriptor(f, FLOAT, NCHW, 0, 3, 3, 3) == BAD_PARAM
+    assert lib().mcdnnSetFilter4dDescriptor(f, 99, NCHW, 1, 3, 3, 3) == BAD_PARAM
+    assert lib().mcdnnSetFilter4dDescriptor(f, FLOAT, 7, 1, 3, 3, 3) == BAD_PARAM
+    assert lib().mcdnnSetFilterNdDescriptor(f, FLOAT, NCHW, 9, ints([1] * 9)) == NOT_SUPPORTED
+    assert lib().mcdnnDestroyFilterDescriptor(f) == 0
+    assert lib().mcdnnSetFilter4dDescriptor(f, FLOAT, NCHW, 1, 3, 3, 3) == BAD_PARAM   # destroyed
+
+
+def test_convolution_descriptor_round_trip_and_defaults():
+    c = c_void_p()
+    assert lib().mcdnnCreateConvolutionDescriptor(ctypes.byref(c)) == 0
+    groups, math = c_int(), c_int()
+    assert lib().mcdnnGetConvolutionGroupCount(c, ctypes.byref(groups)) == 0 and groups.value == 1
+    assert lib().mcdnnGetConvolutionMathType(c, ctypes.byref(math)) == 0 and math.value == DEFAULT_MATH
+    assert lib().mcdnnSetConvolution2dDescriptor(c, 1, 2, 3, 4, 5, 6, CONVOLUTION, HALF) == 0
+    out = [c_int() for _ in range(8)]
+    assert lib().mcdnnGetConvolution2dDescriptor(c, *(ctypes.byref(v) for v in out)) == 0
+    assert [v.value for v in out] == [1, 2, 3, 4, 5, 6, CONVOLUTION, HALF]
+    lib().mcdnnDestroyConvolutionDescriptor(c)
+
+
+def test_convolution_descriptor_errors():
+    c = c_void_p()
+    assert lib().mcdnnCreateConvolutionDescriptor(ctypes.byref(c)) == 0
+    assert lib().mcdnnSetConvolution2dDescriptor(c, -1, 0, 1, 1, 1, 1, CONVOLUTION, FLOAT) == BAD_PARAM
+    assert lib().mcdnnSetConvolution2dDescriptor(c, 0, 0, 0, 1, 1, 1, CONVOLUTION, FLOAT) == BAD_PARAM
+    assert lib().mcdnnSetConvolution2dDescriptor(c, 0, 0, 1, 1, 1, 0, CONVOLUTION, FLOAT) == BAD_PARAM
+    assert lib().mcdnnSetConvolution2dDescriptor(c, 0, 0, 1, 1, 1, 1, 2, FLOAT) == BAD_PARAM
+    assert lib().mcdnnSetConvolutionNdDescriptor(c, 7, ints([0] * 7), ints([1] * 7), ints([1] * 7), 0,
+                                                 FLOAT) == NOT_SUPPORTED
+    assert lib().mcdnnSetConvolutionGroupCount(c, 0) == BAD_PARAM
+    assert lib().mcdnnSetConvolutionMathType(c, 4) == BAD_PARAM
+    assert lib().mcdnnSetConvolutionReorderType(c, 2) == BAD_PARAM
+    lib().mcdnnDestroyConvolutionDescriptor(c)
+
+
+def test_output_dim_errors():
+    x_desc, f = Desc(FLOAT, (1, 4, 5, 5)), Filter(FLOAT, (2, 3, 3, 3))
+    conv = Conv((0, 0), (1, 1), (1, 1))
+    dims = ints([0] * 4)
+    assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f.handle, 4, dims) == BAD_PARAM
+    f2 = Filter(FLOAT, (2, 4, 7, 7))
+    assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f2.handle, 4, dims) == BAD_PARAM
+    f3 = Filter(FLOAT, (2, 4, 3, 3))
+    n, c, h, w = (c_int() for _ in range(4))
+    assert lib().mcdnnGetConvolution2dForwardOutputDim(conv.handle, x_desc.handle, f3.handle, *(
+        ctypes.byref(v) for v in (n, c, h, w))) == 0
+    assert (n.value, c.value, h.value, w.value) == (1, 2, 3, 3)
+
+
+def test_forward_routine_errors(handle):
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc)
+
+    def run(xdesc=x_desc.handle, fdesc=f.handle, cdesc=conv.handle, ydesc=y_desc.handle, algo=FWD_IMPLICIT):
+        return lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), xdesc, xd.address, fdesc, wd.address, cdesc,
+                                             algo, None, ctypes.c_size_t(0), scale(0.0, FLOAT), ydesc, yd.address)
+    assert run(ydesc=Desc(FLOAT, (2, 6, 9, 9)).handle) == BAD_PARAM            # wrong output dims
+    assert run(ydesc=Desc(DOUBLE, y_desc.dims).handle) == BAD_PARAM            # data types differ
+    assert run(fdesc=None) == BAD_PARAM
+    assert run(algo=42) == BAD_PARAM
+    assert run(xdesc=Desc(INT8, x_desc.dims).handle, fdesc=Filter(INT8, f.dims).handle,
+               ydesc=Desc(INT8, y_desc.dims).handle) == NOT_SUPPORTED
+    half_conv = Conv((1, 1), (1, 1), (1, 1), compute=HALF)
+    assert run(cdesc=half_conv.handle) == NOT_SUPPORTED                         # FLOAT data, HALF compute
+
+
+def test_chunks_of_images_give_the_same_numbers(handle, monkeypatch):
+    """The batch is walked in chunks of images sized by a column budget; a budget of two images (the last
+    chunk holding one) gives the numbers of a single chunk."""
+    from opemu.ops.mcdnn import conv_kernel
+    case = ((5, 4, 9, 8), 6, (3, 2), (0, 1), (2, 1), (1, 2), 2)
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, CROSS_CORRELATION)
+    dy = np.random.default_rng(9).standard_normal(y_desc.dims).astype(np.float32)
+    xd, wd, dyd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc, dy)
+
+    def directions():
+        yd, dxd, dwd = DeviceTensor(y_desc), DeviceTensor(x_desc), DeviceTensor(f)
+        assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle,
+                                             wd.address, conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0),
+                                             scale(0.0, FLOAT), y_desc.handle, yd.address) == 0
+        assert lib().mcdnnConvolutionBackwardData(handle, scale(1.0, FLOAT), f.handle, wd.address, y_desc.handle,
+                                                  dyd.address, conv.handle, 0, None, ctypes.c_size_t(0),
+                                                  scale(0.0, FLOAT), x_desc.handle, dxd.address) == 0
+        assert lib().mcdnnConvolutionBackwardFilter(handle, scale(1.0, FLOAT), x_desc.handle, xd.address,
+                                                    y_desc.handle, dyd.address, conv.handle, 0, None,
+                                                    ctypes.c_size_t(0), scale(0.0, FLOAT), f.handle,
+                                                    dwd.address) == 0
+        return yd.read(), dxd.read(), dwd.read()
+    whole = directions()
+    per_image = 4 * 6 * np.prod(case[2]) * np.prod(y_desc.dims[2:])   # Cg*G*RS*L floats
+    monkeypatch.setattr(conv_kernel, "CHUNK_BYTES", int(per_image * 4 * 2))
+    chunked = directions()
+    for a, b in zip(whole[:2], chunked[:2]):
+        assert np.array_equal(a, b)
+    np.testing.assert_allclose(whole[2], chunked[2], rtol=1e-6, atol=1e-6)   # sums over chunks in another order
