@@ -117,9 +117,11 @@ OPEMU_EXPORT mcError_t mcFreeHost(void *ptr)
 {
     if (ptr == NULL)
         return mcSuccess;
-    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0)
+    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0) {
+        opemu_sanitize_bad_free(ptr, "mcFreeHost");
         return mc_fail(mcErrorInvalidValue, "mcFreeHost: %p was not allocated by mcMallocHost or mcHostAlloc, or was "
                        "freed already", ptr);
+    }
     pin_remove((uintptr_t)ptr, 0);
     return mcSuccess;
 }
@@ -203,6 +205,7 @@ OPEMU_EXPORT mcError_t mcMallocManaged(void **devPtr, size_t size, unsigned int 
     mcError_t rc = mc_device_malloc(devPtr, size, mc_context()->device, "mcMallocManaged");
     if (rc)
         return rc;
+    opemu_block_host_accessible(*devPtr); /* the host may touch it: the sanitizer keeps it open */
     pthread_mutex_lock(&lock);
     grow((void **)&manageds, &managed_capacity, managed_count, sizeof *manageds);
     manageds[managed_count++] = (managed){(uintptr_t)*devPtr, mc_context()->device};

@@ -221,9 +221,11 @@ OPEMU_EXPORT mcError_t mcFree(void *devPtr)
     int pending = opemu_device_drain(current_device);
     if (!mc_pool_free_now(devPtr)) {
         int managed = mc_managed_release(devPtr);
-        if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0)
+        if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0) {
+            opemu_sanitize_bad_free(devPtr, "mcFree");
             return mc_fail(mcErrorInvalidValue, "mcFree: %p was not allocated by mcMalloc%s or was freed already",
                            devPtr, managed ? "Managed" : "");
+        }
     }
     return pending ? mc_from_runtime(pending, "mcFree") : mcSuccess;
 }
@@ -285,6 +287,7 @@ static int run_transfer(void *payload)
     const mc_transfer *t = payload;
     for (size_t row = 0; row < t->height; row++) {
         char *dst = (char *)t->dst + row * t->dpitch;
+        opemu_sanitize_transfer(dst, t->is_set ? NULL : (const char *)t->src + row * t->spitch, t->width, t->is_set, 0);
         if (t->is_set)
             memset(dst, t->value, t->width);
         else if (dst != (const char *)t->src + row * t->spitch)

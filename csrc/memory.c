@@ -245,7 +245,7 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
     pthread_mutex_lock(&lock);
     void *p = NULL;
     uint64_t *used = kind == OPEMU_MEM_DEVICE ? used_of(device) : NULL;
-    if ((used && mapped > opemu_device_memory_bytes() - *used) || posix_memalign(&p, alignment, mapped) != 0) {
+    if ((used && mapped > opemu_device_memory_bytes() - *used) || opemu_block_obtain(&p, alignment, mapped, kind) != 0) {
         pthread_mutex_unlock(&lock);
         return -1;
     }
@@ -311,10 +311,11 @@ int opemu_memory_free(void *ptr, int kind)
     }
     if (kind == OPEMU_MEM_DEVICE)
         *used_of(table[i].device) -= table[i].mapped;
-    opemu_sanitize_free(&table[i]);
+    opemu_allocation gone = table[i];
+    opemu_sanitize_free(&gone);
     table_remove((size_t)i);
     pthread_mutex_unlock(&lock);
-    free(ptr);
+    opemu_block_release(&gone);
     return 0;
 }
 
@@ -344,7 +345,7 @@ void opemu_memory_release_device(int32_t device)
     for (size_t i = count; i-- > 0;) {
         if (table[i].kind == OPEMU_MEM_DEVICE && table[i].device == device && !table[i].borrowed) {
             opemu_sanitize_free(&table[i]);
-            free((void *)table[i].start);
+            opemu_block_release(&table[i]);
             table_remove(i);
         }
     }
@@ -423,11 +424,7 @@ static int run_transfer(void *payload)
     for (size_t row = 0; row < t->height; row++) {
         char *dst = (char *)t->dst + row * t->dpitch;
         const char *src = t->src ? (const char *)t->src + row * t->spitch : NULL;
-        if (opemu_strict()) {
-            if (src && dst != src && is_device(src))
-                opemu_sanitize_access(src, t->width, t->synchronous ? 2 : 0, "the copy's source");
-            opemu_sanitize_access(dst, t->width, 1, src ? "the copy's destination" : "the memset's destination");
-        }
+        opemu_sanitize_transfer(dst, src, t->width, src == NULL, t->synchronous);
         if (t->set_width == 1)
             memset(dst, (int)(uint8_t)t->value, t->width);
         else if (t->set_width == 4)

@@ -218,7 +218,8 @@ class _Phase1:
                     self.cache.clear()
                 plan = self.cache[signature] = self._plan(signature)
             if isinstance(plan, status.VendorError):
-                raise plan
+                # a fresh error per call: re-raising the cached one grew its traceback (and the process) each time
+                raise status.VendorError(plan.code, str(plan))
             workspace_out, executor_out = cargs[-2], cargs[-1]
             if workspace_out == ffi.NULL or executor_out == ffi.NULL:
                 raise status.param_nullptr("workspaceSize and executor must not be nullptr.")

@@ -35,6 +35,9 @@ class _Geometry:
         self.dims = []
         for i in range(pool.nbDims):
             size, out, k, s, p = in_shape[2 + i], out_shape[2 + i], pool.window[i], pool.stride[i], pool.padding[i]
+            # window elements past the padded input read nothing any output keeps (max) or counts
+            # (average): a window of 2^31 costs what the padded input does, as on the device
+            k = min(k, max(size + 2 * p, 1))
             length = max(size + p, (out - 1) * s + k - p) + p
             self.dims.append((size, out, k, s, p, length))
 
