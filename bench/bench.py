@@ -7,7 +7,8 @@ import importlib
 import sys
 from pathlib import Path
 
-SECTIONS = ["foundation", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization", "mcdnn_convolution", "mcblas"]  # in the order they print; each is bench/<name>.py with main()
+SECTIONS = ["foundation", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization", "mcdnn_convolution", "mcblas",
+            "aclnn_ops"]  # in the order they print; each is bench/<name>.py with main()
 
 
 def main(argv):

@@ -118,6 +118,10 @@ aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t
 void opemu_executor_set_input(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_output(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_ref(aclOpExecutor *executor, uint64_t input, uint64_t output);
+/* A slot holding element `item` of the tensor list at IR index `ir_index` (among the inputs or the
+ * outputs); `ir_inputs` is the op's IR input count (for aclSetDynamicTensorAddr). */
+void opemu_executor_set_list_item(aclOpExecutor *executor, int is_output, uint64_t slot, uint64_t ir_index,
+                                  uint64_t item, uint64_t ir_inputs);
 void opemu_executor_discard(aclOpExecutor *executor);
 
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped

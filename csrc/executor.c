@@ -11,6 +11,11 @@ typedef struct {
     int inflight;
     int doomed;
     int64_t *twin; /* per input: the output slot of the same Ref parameter, or -1 */
+    /* per slot (inputs, then outputs) of a tensor-list element: the list's IR index (among the
+     * inputs or among the outputs) and the element's index in the list; -1 for plain tensors */
+    int64_t *list_ir;
+    int64_t *list_item;
+    uint64_t ir_inputs; /* how many IR inputs the op has (aclSetDynamicTensorAddr counts them first) */
 } executor_record;
 
 /* Implemented by the bridge: forgets the Python plan of an executor. */
@@ -28,6 +33,11 @@ aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t
     r->twin = malloc((n_inputs ? n_inputs : 1) * sizeof *r->twin);
     for (uint64_t i = 0; i < n_inputs; i++)
         r->twin[i] = -1;
+    uint64_t slots = n_inputs + n_outputs;
+    r->list_ir = malloc((slots ? slots : 1) * sizeof *r->list_ir);
+    r->list_item = malloc((slots ? slots : 1) * sizeof *r->list_item);
+    for (uint64_t i = 0; i < slots; i++)
+        r->list_ir[i] = r->list_item[i] = -1;
     opemu_handle_add(e, OPEMU_KIND_EXECUTOR);
     return e;
 }
@@ -52,6 +62,20 @@ void opemu_executor_set_ref(aclOpExecutor *e, uint64_t input, uint64_t output)
         ((executor_record *)e)->twin[input] = (int64_t)output;
 }
 
+/* Slot `slot` of the inputs (or outputs) holds element `item` of the tensor list that is IR input
+ * (or output) `ir_index`; the op has `ir_inputs` IR inputs. */
+void opemu_executor_set_list_item(aclOpExecutor *e, int is_output, uint64_t slot, uint64_t ir_index, uint64_t item,
+                                  uint64_t ir_inputs)
+{
+    executor_record *r = (executor_record *)e;
+    uint64_t at = is_output ? e->n_inputs + slot : slot;
+    if (slot < (is_output ? e->n_outputs : e->n_inputs)) {
+        r->list_ir[at] = (int64_t)ir_index;
+        r->list_item[at] = (int64_t)item;
+        r->ir_inputs = ir_inputs;
+    }
+}
+
 static void free_executor(aclOpExecutor *e)
 {
     if (e->plan_id && opemu_python_ready("aclDestroyAclOpExecutor") == 0)
@@ -59,6 +83,8 @@ static void free_executor(aclOpExecutor *e)
     free(e->inputs);
     free(e->outputs);
     free(((executor_record *)e)->twin);
+    free(((executor_record *)e)->list_ir);
+    free(((executor_record *)e)->list_item);
     free(e);
 }
 
@@ -137,13 +163,35 @@ static aclnnStatus set_addr(aclOpExecutor *e, size_t index, aclTensor *tensor, v
     return ACLNN_SUCCESS;
 }
 
-static aclnnStatus set_dynamic_addr(aclOpExecutor *e, size_t irIndex, const char *api)
+/* Element `relativeIndex` of the tensor list at IR index `irIndex` (which: 0 inputs, 1 outputs,
+ * 2 inputs then outputs): its slot gets `addr` (an input's Ref twin too), and so does the list's
+ * aclTensor, as nnopbase's NnopbaseSetDynamicTensorAddr does. */
+static aclnnStatus set_dynamic_addr(aclOpExecutor *e, size_t irIndex, size_t relativeIndex, aclTensorList *tensors,
+                                    void *addr, int which, const char *api)
 {
     int rc = live_executor(e, api);
     if (rc)
         return rc;
-    return opemu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has no dynamic (tensor list) argument at irIndex %zu.", api,
-                      e->op, irIndex);
+    executor_record *r = (executor_record *)e;
+    int is_output = which == 1 || (which == 2 && irIndex >= r->ir_inputs);
+    size_t ir = which == 2 && is_output ? irIndex - r->ir_inputs : irIndex;
+    uint64_t first = is_output ? e->n_inputs : 0, count = is_output ? e->n_outputs : e->n_inputs;
+    for (uint64_t at = first; at < first + count; at++) {
+        if (r->list_ir[at] != (int64_t)ir || r->list_item[at] != (int64_t)relativeIndex)
+            continue;
+        uint64_t slot = at - first;
+        (is_output ? e->outputs : e->inputs)[slot].data = addr;
+        if (!is_output && r->twin[slot] >= 0)
+            e->outputs[r->twin[slot]].data = addr;
+        if (tensors && opemu_handle_is(tensors, OPEMU_KIND_TENSOR_LIST) && relativeIndex < tensors->size &&
+            tensors->items[relativeIndex] && opemu_handle_is(tensors->items[relativeIndex], OPEMU_KIND_TENSOR))
+            tensors->items[relativeIndex]->data = addr;
+        return ACLNN_SUCCESS;
+    }
+    return opemu_fail(ACLNN_ERR_PARAM_INVALID,
+                      "%s: %s has no tensor list element %zu at %s irIndex %zu (the list's index among the op's %s).",
+                      api, e->op, relativeIndex, is_output ? "output" : "input", irIndex,
+                      which == 2 ? "inputs, then outputs" : is_output ? "outputs" : "inputs");
 }
 
 #define ADDR_SETTERS(prefix)                                                                                   \
@@ -166,22 +214,22 @@ static aclnnStatus set_dynamic_addr(aclOpExecutor *e, size_t irIndex, const char
                                                                const size_t relativeIndex,                     \
                                                                aclTensorList *tensors, void *addr)             \
     {                                                                                                          \
-        (void)relativeIndex, (void)tensors, (void)addr;                                                        \
-        return set_dynamic_addr(executor, irIndex, #prefix "SetDynamicInputTensorAddr");                       \
+        return set_dynamic_addr(executor, irIndex, relativeIndex, tensors, addr, 0,                            \
+                                #prefix "SetDynamicInputTensorAddr");                                          \
     }                                                                                                          \
     OPEMU_EXPORT aclnnStatus prefix##SetDynamicOutputTensorAddr(aclOpExecutor *executor, size_t irIndex,       \
                                                                 const size_t relativeIndex,                    \
                                                                 aclTensorList *tensors, void *addr)            \
     {                                                                                                          \
-        (void)relativeIndex, (void)tensors, (void)addr;                                                        \
-        return set_dynamic_addr(executor, irIndex, #prefix "SetDynamicOutputTensorAddr");                      \
+        return set_dynamic_addr(executor, irIndex, relativeIndex, tensors, addr, 1,                            \
+                                #prefix "SetDynamicOutputTensorAddr");                                         \
     }                                                                                                          \
     OPEMU_EXPORT aclnnStatus prefix##SetDynamicTensorAddr(aclOpExecutor *executor, size_t irIndex,             \
                                                           const size_t relativeIndex, aclTensorList *tensors,  \
                                                           void *addr)                                          \
     {                                                                                                          \
-        (void)relativeIndex, (void)tensors, (void)addr;                                                        \
-        return set_dynamic_addr(executor, irIndex, #prefix "SetDynamicTensorAddr");                            \
+        return set_dynamic_addr(executor, irIndex, relativeIndex, tensors, addr, 2,                            \
+                                #prefix "SetDynamicTensorAddr");                                               \
     }
 
 /* opbase exports both spellings: the older `Acl` prefix and the current `acl` one. */

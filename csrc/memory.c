@@ -8,6 +8,7 @@
  * the mapped size, which is where hardware would fault. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "internal.h"
 
 #define MiB (1ULL << 20)
@@ -208,6 +209,18 @@ static aclError release(void *ptr, int kind, const char *api)
     return ACL_SUCCESS;
 }
 
+/* Large buffers on transparent huge pages where the host allows it on request (THP "madvise" mode),
+ * as NumPy does for its own arrays: kernels streaming over device memory then meet the same TLB
+ * cost as the NumPy arrays they are compared with (an elementwise op at 16M elements ran ~25%
+ * slower on 4 KiB pages). Only whole 2 MiB pages inside the block are advised. */
+static void advise_huge_pages(void *p, uint64_t bytes)
+{
+    const uintptr_t huge = 2u << 20;
+    uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (bytes >= 2 * huge && end > start)
+        madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
 int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignment, int32_t device, int kind)
 {
     pthread_mutex_lock(&lock);
@@ -223,6 +236,7 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
     if (used)
         *used += mapped;
     pthread_mutex_unlock(&lock);
+    advise_huge_pages(p, mapped);
     *out = p;
     return 0;
 }

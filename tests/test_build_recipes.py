@@ -147,3 +147,41 @@ def test_mx_smi_lists_the_emulated_devices():
     assert result.stdout.count("MetaX C500") == 2
     assert sourced("mx-smi -L", env={"OPEMU_DEVICE_COUNT": "2"}).stdout.count("GPU ") == 2
     assert sourced("mx-smi --bogus").returncode == 2
+
+
+MACA_PROGRAM = textwrap.dedent("""\
+    #include <%s>
+    #include <%s>
+    #include <%s>
+    int main()
+    {
+        float *x = nullptr;
+        if (mcMalloc(&x, 16 * sizeof(float)) != mcSuccess) return 1;  /* the C++ template overload */
+        mcdnnHandle_t dnn;
+        mcblasHandle_t blas;
+        if (mcdnnCreate(&dnn) != MCDNN_STATUS_SUCCESS || mcblasCreate(&blas) != MCBLAS_STATUS_SUCCESS) return 2;
+        mcblasDestroy(blas);
+        mcdnnDestroy(dnn);
+        mcFree(x);
+        return 0;
+    }
+    """)
+
+
+@pytest.mark.parametrize("style", ["subdirectory", "flat"])
+def test_maca_headers_resolve_both_ways_maca_programs_include_them(style, tmp_path):
+    """<mcdnn/mcdnn.h> with -I$MACA_PATH/include, or <mcdnn.h> with -I$MACA_PATH/include/mcdnn (and likewise)."""
+    include = opemu.prefix() / "include"
+    if style == "subdirectory":
+        headers, flags = ("mcr/mc_runtime.h", "mcdnn/mcdnn.h", "mcblas/mcblas.h"), ["-I%s" % include]
+    else:
+        headers = ("mc_runtime.h", "mcdnn.h", "mcblas.h")
+        flags = ["-I%s/%s" % (include, d) for d in ("mcr", "mcdnn", "mcblas")]
+    source = tmp_path / "maca.cpp"
+    source.write_text(MACA_PROGRAM % headers)
+    output = tmp_path / "maca"
+    command = ["g++", "-Wall", "-Werror", str(source), "-o", str(output), *flags,
+               "-L%s/lib" % opemu.prefix(), "-lmcdnn", "-lmcblas", "-lmcruntime"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert run_program(output).returncode == 0

@@ -162,7 +162,7 @@ def test_not_supported_calls_are_flagged_in_the_trace(tmp_path):
 UNSUPPORTED_PROGRAM = r"""
 #include <cstdio>
 #include "acl/acl.h"
-#include "aclnnop/aclnn_abs.h"
+#include "aclnnop/aclnn_acos.h"
 #include "aclnnop/aclnn_trans_matmul_weight.h"
 
 int main()
@@ -171,7 +171,7 @@ int main()
     aclrtSetDevice(0);
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = nullptr;
-    aclnnStatus status = aclnnAbsGetWorkspaceSize(nullptr, nullptr, &workspaceSize, &executor);
+    aclnnStatus status = aclnnAcosGetWorkspaceSize(nullptr, nullptr, &workspaceSize, &executor);
     const char *message = aclGetRecentErrMsg();
     printf("status %d\nmessage %s\n", (int)status, message ? message : "(none)");
     aclrtResetDevice(0);
@@ -187,7 +187,7 @@ def test_a_program_calling_a_not_supported_operator_links_with_the_vendor_line_a
     result = run_program(ops_nn_compile(source, tmp_path / "unsupported"))
     assert result.returncode == 0, result.stderr
     assert "status 361001" in result.stdout
-    assert "aclnnAbsGetWorkspaceSize (aclnnop/aclnn_abs.h) is not supported" in result.stdout
+    assert "aclnnAcosGetWorkspaceSize (aclnnop/aclnn_acos.h) is not supported" in result.stdout
 
 
 def public_headers():
@@ -212,3 +212,17 @@ def test_every_header_compiles_alone_with_wall_werror(language, tmp_path):
                             capture_output=True, text=True)
     failed = [line for line in result.stdout.splitlines() if line.startswith("FAILED")]
     assert failed == [], result.stderr[-4000:]
+
+
+def test_the_implemented_list_names_exactly_the_registered_implementations():
+    """implemented.py routes calls into Python at build time; the registries implement them at run time."""
+    from opemu import implemented, ops
+    from opemu.core.mcdnn import OPS as MCDNN_OPS
+    from opemu.core.op import OPS
+    from opemu.ops.mcblas import ROUTINES
+    ops.load_all()
+    assert implemented.ACLNN_OPERATORS == set(OPS)
+    assert implemented.MCDNN == set(MCDNN_OPS)
+    assert implemented.MCBLAS == set(ROUTINES)
+    table = support.entry_points()
+    assert {n for n, m in table.items() if m["implemented_in"] == "python"} == implemented.python_entry_points()

@@ -14,6 +14,7 @@ from opemu import bridge_mcblas, bridge_mcdnn, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
 from opemu.core.op import OPS, Args, soc
+from opemu.core.scalar import Scalar
 from opemu.core.tensor import TensorDesc
 
 PLANS = {}
@@ -64,6 +65,83 @@ def _argument_kind(ctype):
     return "value"
 
 
+def _tensor_part(ffi, lib, summary, name, value):
+    n = lib.opemu_tensor_summary(value, summary)
+    if n < 0:
+        raise status.param_invalid("Argument %s is not a live aclTensor." % name)
+    return tuple(ffi.unpack(summary, n))
+
+
+def _live(lib, name, value, kind):
+    if not lib.opemu_handle_is(value, getattr(lib, "OPEMU_KIND_" + kind)):
+        raise status.param_invalid("Argument %s is not a live %s." % (name, _KIND_NAMES[kind]))
+
+
+def _scalar_part(ffi, lib, summary, name, value):
+    """A scalar's dtype and value bytes: the value belongs in the cache key (it is an attribute)."""
+    _live(lib, name, value, "SCALAR")
+    scalar = ffi.cast("aclScalar *", value)
+    return scalar.dtype, bytes(ffi.buffer(scalar.value))
+
+
+def _array_part(ctype, kind):
+    def part(ffi, lib, summary, name, value):
+        _live(lib, name, value, kind)
+        array = ffi.cast(ctype, value)
+        return tuple(ffi.unpack(array.data, array.size))
+    return part
+
+
+def _tensor_list_part(ffi, lib, summary, name, value):
+    _live(lib, name, value, "TENSOR_LIST")
+    items = ffi.cast("aclTensorList *", value)
+    return tuple(None if t == ffi.NULL else _tensor_part(ffi, lib, summary, "%s[%d]" % (name, k), t)
+                 for k, t in enumerate(items.items[0:items.size]))
+
+
+def _scalar_list_part(ffi, lib, summary, name, value):
+    _live(lib, name, value, "SCALAR_LIST")
+    items = ffi.cast("aclScalarList *", value)
+    return tuple(None if s == ffi.NULL else _scalar_part(ffi, lib, summary, "%s[%d]" % (name, k), s)
+                 for k, s in enumerate(items.items[0:items.size]))
+
+
+_KIND_NAMES = {"SCALAR": "aclScalar", "INT_ARRAY": "aclIntArray", "FLOAT_ARRAY": "aclFloatArray",
+               "BOOL_ARRAY": "aclBoolArray", "TENSOR_LIST": "aclTensorList", "SCALAR_LIST": "aclScalarList"}
+_PART_OF = {"aclScalar": _scalar_part, "aclIntArray": _array_part("aclIntArray *", "INT_ARRAY"),
+            "aclFloatArray": _array_part("aclFloatArray *", "FLOAT_ARRAY"),
+            "aclBoolArray": _array_part("aclBoolArray *", "BOOL_ARRAY"),
+            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part}
+
+
+def _same(part):
+    return part
+
+
+def _scalar_or_none(part):
+    return None if part is None else Scalar.from_bytes(*part)
+
+
+def _desc_or_none(part):
+    return None if part is None else TensorDesc.from_summary(part)
+
+
+# how a signature part becomes what check sees: tensors as TensorDesc, scalars as Scalar, lists
+# as tuples of those (None for a null entry), host arrays as tuples of numbers
+_DESCRIBE = {"aclTensor": TensorDesc.from_summary, "aclScalar": _scalar_or_none,
+             "aclTensorList": lambda part: tuple(map(_desc_or_none, part)),
+             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part))}
+
+
+def _tensors_of(value):
+    """(list index or None, TensorDesc) of a tensor argument or a tensor list's non-null items."""
+    if value is None:
+        return ()
+    if isinstance(value, tuple):
+        return [(k, t) for k, t in enumerate(value) if t is not None]
+    return ((None, value),)
+
+
 class _Phase1:
     """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan.
 
@@ -79,14 +157,6 @@ class _Phase1:
         self.names = [name for name, _ in params[:-2]]
         self.kinds = [_argument_kind(ctype) for _, ctype in params[:-2]]
         self.op_name = op.name.encode()
-        self.positions = [(set_input, i, self.names.index(name))
-                          for set_input, names in ((lib.opemu_executor_set_input, op.inputs),
-                                                   (lib.opemu_executor_set_output, op.outputs))
-                          for i, name in enumerate(names)]
-        # a Ref parameter (read and updated in place) is an input and an output: its twin slots
-        # (a library built before opemu_executor_set_ref leaves them apart)
-        self.twins = [(i, op.outputs.index(name)) for i, name in enumerate(op.inputs)
-                      if name in op.outputs and hasattr(lib, "opemu_executor_set_ref")]
         self.cache = {}
 
     def _signature(self, cargs):
@@ -99,34 +169,41 @@ class _Phase1:
             elif value == ffi.NULL:
                 parts.append(None)
             elif kind == "aclTensor":
-                n = lib.opemu_tensor_summary(value, summary)
-                if n < 0:
-                    raise status.param_invalid("Argument %s is not a live aclTensor." % name)
-                parts.append(tuple(ffi.unpack(summary, n)))
+                parts.append(_tensor_part(ffi, lib, summary, name, value))
             else:
-                raise status.param_invalid("Argument %s of type %s is not supported yet." % (name, kind))
+                parts.append(_PART_OF[kind](ffi, lib, summary, name, value))
         return tuple(parts)
 
     def _plan(self, signature):
-        """(args, view layout, workspace bytes) after the op's checks, or the VendorError they raise."""
+        """(args, view layout, workspace bytes, executor slots) after the op's checks, or the
+        VendorError they raise. A tensor list takes one executor slot per non-null tensor."""
         op = self.op
         values = {}
         for name, kind, part in zip(self.names, self.kinds, signature[1:]):
-            values[name] = TensorDesc.from_summary(part) if kind == "aclTensor" and part is not None else part
+            values[name] = part if part is None else _DESCRIBE.get(kind, _same)(part)
         a = Args(values)
         try:
             op.check(a)
             for name in op.inputs + op.outputs:
-                if getattr(a, name) is not None:
-                    checks.layout_supported(name, getattr(a, name))
+                for k, desc in _tensors_of(getattr(a, name)):
+                    checks.layout_supported(name if k is None else "%s[%d]" % (name, k), desc)
             nbytes = op.workspace(a)
         except status.VendorError as error:
             return error
-        layout = [(False, i, name, device.geometry(getattr(a, name)))
-                  for i, name in enumerate(op.inputs) if getattr(a, name) is not None]
-        layout += [(True, i, name, device.geometry(getattr(a, name)))
-                   for i, name in enumerate(op.outputs) if getattr(a, name) is not None]
-        return a, layout, nbytes
+        layout, sources, slots, counts = [], [], {}, {}
+        for is_output, names in ((False, op.inputs), (True, op.outputs)):
+            slot = 0
+            for ir_index, name in enumerate(names):
+                for k, desc in _tensors_of(getattr(a, name)):
+                    layout.append((is_output, slot, name, k, device.geometry(desc)))
+                    sources.append((is_output, slot, self.names.index(name), k, ir_index))
+                    slots[is_output, name, k] = slot
+                    slot += 1
+            counts[is_output] = slot
+        # a Ref parameter (read and updated in place) is an input and an output: its twin slots
+        twins = [(i, slots[True, name, k]) for (is_output, name, k), i in slots.items()
+                 if not is_output and (True, name, k) in slots]
+        return a, layout, nbytes, (counts[False], counts[True], sources, twins)
 
     def __call__(self, *cargs):
         ffi, lib, op = self.ffi, self.lib, self.op
@@ -147,10 +224,16 @@ class _Phase1:
         except status.VendorError as error:
             _report(lib, error.code, str(error))
             return error.code
-        executor = lib.opemu_executor_create(self.op_name, len(op.inputs), len(op.outputs))
-        for set_tensor, i, position in self.positions:
-            set_tensor(executor, i, cargs[position])
-        for i, j in self.twins:
+        n_inputs, n_outputs, sources, twins = plan[3]
+        executor = lib.opemu_executor_create(self.op_name, n_inputs, n_outputs)
+        for is_output, slot, position, k, ir_index in sources:
+            if k is None:
+                pointer = cargs[position]
+            else:
+                pointer = ffi.cast("aclTensorList *", cargs[position]).items[k]
+                lib.opemu_executor_set_list_item(executor, is_output, slot, ir_index, k, len(op.inputs))
+            (lib.opemu_executor_set_output if is_output else lib.opemu_executor_set_input)(executor, slot, pointer)
+        for i, j in twins:
             lib.opemu_executor_set_ref(executor, i, j)
         plan_id = next(_plan_ids)
         PLANS[plan_id] = (op,) + plan
@@ -173,12 +256,17 @@ def _not_supported(lib, name, meta):
 def _execute_entry(ffi, lib):
     def execute(executor, inputs, outputs, workspace):
         plan_id = executor.plan_id
-        op, a, layout, _ = PLANS[plan_id]
+        op, a, layout = PLANS[plan_id][:3]
         try:
             if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
-            views = {name: device.view_at((outputs if is_output else inputs)[i].data, geometry)
-                     for is_output, i, name, geometry in layout}
+            views = {}
+            for is_output, i, name, k, geometry in layout:
+                view = device.view_at((outputs if is_output else inputs)[i].data, geometry)
+                if k is None:
+                    views[name] = view
+                else:
+                    views.setdefault(name, [None] * len(getattr(a, name)))[k] = view
             op.compute(a, views, device.workspace_view(workspace, executor.workspace_size))
             return 0
         except status.VendorError as error:

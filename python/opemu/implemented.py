@@ -10,6 +10,21 @@ An aclnn operator is named by its phase-2 function (`aclnnEmbedding`): its
 A test keeps this list and the registries (opemu.core.op.OPS, opemu.core.mcdnn.OPS, …) equal."""
 
 ACLNN_OPERATORS = frozenset("""
+    aclnnAbs aclnnAdd aclnnAdds aclnnCos aclnnDiv aclnnDivs aclnnExp aclnnGelu aclnnGeluV2
+    aclnnInplaceAdd aclnnInplaceAdds aclnnInplaceCos aclnnInplaceDiv aclnnInplaceDivs aclnnInplaceExp
+    aclnnInplaceLog aclnnInplaceMul aclnnInplaceMuls aclnnInplaceNeg aclnnInplacePowTensorScalar
+    aclnnInplacePowTensorTensor aclnnInplaceRelu aclnnInplaceRsqrt aclnnInplaceSigmoid aclnnInplaceSin
+    aclnnInplaceSqrt aclnnInplaceSub aclnnInplaceSubs aclnnInplaceTanh aclnnLog aclnnMaximum aclnnMinimum
+    aclnnMul aclnnMuls aclnnNeg aclnnPowTensorScalar aclnnPowTensorTensor aclnnRelu aclnnRsqrt aclnnSigmoid
+    aclnnSilu aclnnSin aclnnSqrt aclnnSub aclnnSubs aclnnTanh
+    aclnnEqTensor aclnnNeTensor aclnnGtTensor aclnnLtTensor aclnnGeTensor aclnnLeTensor aclnnEqScalar
+    aclnnInplaceEqTensor aclnnInplaceNeTensor aclnnInplaceGtTensor aclnnInplaceLtTensor aclnnInplaceGeTensor
+    aclnnInplaceLeTensor aclnnInplaceEqScalar aclnnClamp aclnnCast aclnnSWhere
+    aclnnReduceSum aclnnMean aclnnArgMax aclnnNorm
+    aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
+    aclnnMatmul aclnnMm aclnnBatchMatMul aclnnAddmm aclnnInplaceAddmm
+    aclnnSoftmax aclnnLogSoftmax aclnnRmsNorm aclnnLayerNorm
+    aclnnTopk aclnnCat aclnnSplitWithSize aclnnRepeat aclnnPermute aclnnIndexSelect aclnnIndexPutImpl
     aclnnApplyFusedEmaAdam
     aclnnEmbedding
     aclnnEmbeddingDenseBackward

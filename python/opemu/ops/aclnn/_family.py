@@ -1,0 +1,125 @@
+"""The machinery behind the elementwise and comparison tables: one class, one row per operator.
+
+A row names the operator, its parameters in header order (tensor "T", aclScalar "S", plain
+value "v"), where the result lands (an `out` tensor, or the first operand for in-place
+variants), the dtype lists per product, how the result dtype is found, and the NumPy kernel.
+Phase 1 runs ops-math's usual order: nulls → input dtypes → output dtypes → promotion (and alpha)
+→ result castable to the output → rank ≤ 8 → broadcast → output shape. Compute converts the
+operands to the compute dtype (fp16/bf16 in fp32), runs the kernel and rounds once into the
+output through its view (in-place: the first operand's view)."""
+import numpy as np
+
+from opemu.core import checks, dtypes, status
+from opemu.core.op import AclnnOp
+from opemu.ops.aclnn import _promotion as P
+
+
+class Elementwise(AclnnOp):
+    params = ()          # ((name, "T" | "S" | "v"), …) in header order, the target excluded
+    target = "out"       # the tensor written; the first operand for in-place rows
+    inplace = False
+    optional = ()        # parameters that may be null
+    alpha = None         # the aclScalar multiplying the second operand (Add/Sub)
+    in_dtypes = None     # callable → accepted input dtypes on the current product
+    out_dtypes = None    # callable → accepted output dtypes (None: not checked separately)
+    result = "promote"   # "promote", "float" (integral → FLOAT), "bool" (comparisons)
+    same_dtype = False   # out must have the input's dtype (OP_CHECK_DTYPE_NOT_MATCH: Relu, Gelu…)
+    kernel = None        # (operands…, out=None) → array
+
+    def dtype_table(self):
+        table = {name: self.in_dtypes() for name, kind in self.params if kind == "T"}
+        if not self.inplace:
+            table[self.target] = (self.out_dtypes or self.in_dtypes)()
+        return table
+
+    def operands(self):
+        return [name for name, kind in self.params if kind != "v" and name != self.alpha]
+
+    def check(self, a):
+        names = [name for name, kind in self.params if kind != "v"] + ([] if self.inplace else [self.target])
+        checks.not_null(a, *[n for n in names if n not in self.optional])
+        self.check_attributes(a)
+        allowed = self.in_dtypes()
+        tensors = [n for n, kind in self.params if kind == "T" and getattr(a, n) is not None]
+        for name in tensors:
+            checks.dtype_in(name, getattr(a, name), allowed)
+        target = getattr(a, self.target)
+        if self.out_dtypes is not None and not self.inplace:
+            checks.dtype_in(self.target, target, self.out_dtypes())
+        if self.same_dtype and not self.inplace:
+            checks.dtype_match(self.target, target, getattr(a, tensors[0]).dtype)
+        a.result_dtype = self.result_dtype(a, tensors)
+        if self.alpha is not None and getattr(a, self.alpha) is not None:
+            alpha = getattr(a, self.alpha)
+            if not checks.can_cast(alpha.dtype, a.result_dtype):
+                raise status.param_invalid("Alpha dtype %s can't be cast to the promote dtype %s."
+                                           % (dtypes.serial_name(alpha.dtype), dtypes.serial_name(a.result_dtype)))
+        if self.result != "bool":
+            checks.result_castable(a.result_dtype, target.dtype)
+        for name in tensors + ([] if self.inplace else [self.target]):
+            checks.max_dim(name, getattr(a, name))
+        shape = ()
+        for i, name in enumerate(tensors):
+            shape = getattr(a, name).shape if i == 0 else P.broadcast(tensors[0], shape, name, getattr(a, name).shape)
+        if self.inplace:
+            if shape != tuple(target.shape):
+                other = tensors[-1]
+                raise status.param_invalid("The size of tensor %s %s must match the size %s."
+                                           % (other, checks.shape_text(getattr(a, other).shape),
+                                              checks.shape_text(target.shape)))
+        else:
+            P.out_shape_is(target, shape)
+        a.empty = target.is_empty()
+
+    def check_attributes(self, a):
+        """Row-specific attribute checks (after the nulls)."""
+
+    def result_dtype(self, a, tensors):
+        result = None
+        for name, kind in self.params:
+            value = getattr(a, name)
+            if kind == "v" or value is None or name == self.alpha:
+                continue
+            if result is None:
+                result = value.dtype
+            else:
+                promoted = (P.promote(result, value.dtype) if kind == "T"
+                            else P.promote_with_scalar(result, value.dtype))
+                if promoted is None:
+                    raise status.param_invalid("Self dtype %s and other dtype %s can not promote dtype."
+                                               % (dtypes.serial_name(result), dtypes.serial_name(value.dtype)))
+                result = promoted
+        if self.result == "float" and P.category(result) < 2:
+            return P.FLOAT
+        return result
+
+    def compute(self, a, v, workspace):
+        if a.empty:
+            return
+        target = v[self.target]
+        ct = P.compute_type(a.result_dtype)
+        args = []
+        for name, kind in self.params:
+            value = getattr(a, name)
+            if kind == "T":
+                args.append(P.as_compute(v[name], ct))
+            elif kind == "S":
+                args.append(None if value is None else value.as_type(ct))
+            else:
+                args.append(value)
+        if target.dtype == ct or (self.result == "bool" and target.dtype == np.bool_):
+            self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
+            return
+        P.store(target, self.kernel(*args))
+
+
+def make(name, params, kernel, in_dtypes, target="out", **fields):
+    """Registers one table row as an operator class (aclnn<name>)."""
+    pairs = tuple(tuple(p.split(":")) for p in params.split())
+    tensors = tuple(n for n, kind in pairs if kind == "T")
+    inplace = target == pairs[0][0]
+    body = dict(name="aclnn" + name, params=pairs, target=target, inplace=inplace,
+                inputs=tensors, outputs=(target,), kernel=staticmethod(kernel), in_dtypes=staticmethod(in_dtypes))
+    for key, value in fields.items():
+        body[key] = staticmethod(value) if callable(value) else value
+    return type(name, (Elementwise,), body)

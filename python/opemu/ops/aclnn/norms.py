@@ -1,0 +1,193 @@
+"""aclnnRmsNorm (ops-nn norm/rms_norm, an opbuild operator: its checks are the op definition's
+dtype combinations and the tiling's shape rules) and aclnnLayerNorm (norm/layer_norm_v4 op_api).
+
+Both normalise over trailing axes in fp32 (fp16/bf16 widened) and round once into each output.
+rstd = 1 / sqrt(mean(x²) + eps) (RmsNorm) or 1 / sqrt(var(x) + eps) (LayerNorm, biased variance)."""
+import numpy as np
+
+from opemu.core import checks, dtypes, status
+from opemu.core.op import AclnnOp
+from opemu.ops.aclnn import _products
+from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn import _rowwise
+
+# (x, gamma, y) dtype combinations of rms_norm_def.cpp; rstd is always FLOAT
+RMS_COMBINATIONS = (("FLOAT16", "FLOAT", "FLOAT16"), ("BF16", "FLOAT", "BF16"), ("FLOAT16", "FLOAT16", "FLOAT16"),
+                    ("FLOAT", "FLOAT", "FLOAT"), ("BF16", "BF16", "BF16"))
+RMS_LINES = ("A2", "A3", "950", "310P")
+LAYER_NORM = P.per_product("FLOAT16 FLOAT", "BF16")
+DOT_MIN = 64
+
+
+def _rms_combinations():
+    combos = [tuple(dtypes.acl(n) for n in c) for c in RMS_COMBINATIONS]
+    return [c for c in combos if _products.line() != "310P" or P.BF16 not in c]
+
+
+def _widen(x):
+    return x if x.dtype == np.float32 else x.astype(np.float32)
+
+
+class RmsNorm(AclnnOp):
+    name = "aclnnRmsNorm"
+    inputs = ("x", "gamma")
+    outputs = ("yOut", "rstdOut")
+    products = _products.describe(RMS_LINES)
+
+    def dtype_table(self):
+        combos = _rms_combinations()
+        return {"x": sorted({c[0] for c in combos}), "gamma": sorted({c[1] for c in combos}),
+                "yOut": sorted({c[2] for c in combos}), "rstdOut": [P.FLOAT]}
+
+    def check(self, a):
+        checks.not_null(a, "x", "gamma", "yOut", "rstdOut")
+        _products.check_supported(self.name, RMS_LINES)
+        combo = (a.x.dtype, a.gamma.dtype, a.yOut.dtype)
+        if combo not in _rms_combinations() or a.rstdOut.dtype != P.FLOAT:
+            raise status.param_invalid(
+                "The dtypes of x %s, gamma %s, yOut %s and rstdOut %s are not a supported combination."
+                % tuple(dtypes.serial_name(t.dtype) for t in (a.x, a.gamma, a.yOut, a.rstdOut)))
+        tiling = status.ACLNN["ACLNN_ERR_INNER_TILING_ERROR"]
+        n = a.gamma.ndim
+        if not 1 <= a.x.ndim <= 8 or not 1 <= n <= a.x.ndim or a.gamma.is_empty():
+            raise status.VendorError(tiling, "RmsNorm tiling: x rank %d and gamma rank %d are not supported "
+                                     "(1 <= gamma rank <= x rank <= 8, gamma not empty)." % (a.x.ndim, n))
+        if tuple(a.x.shape[a.x.ndim - n:]) != tuple(a.gamma.shape):
+            raise status.VendorError(tiling, "RmsNorm tiling: gamma shape %s must equal the last dims of x %s."
+                                     % (checks.shape_text(a.gamma.shape), checks.shape_text(a.x.shape)))
+        if a.yOut.shape != a.x.shape:
+            raise status.VendorError(tiling, "RmsNorm tiling: yOut shape %s must equal x shape %s."
+                                     % (checks.shape_text(a.yOut.shape), checks.shape_text(a.x.shape)))
+        rstd_shape = tuple(a.x.shape[:a.x.ndim - n]) + (1,) * n
+        if a.rstdOut.shape != rstd_shape:
+            raise status.VendorError(tiling, "RmsNorm tiling: rstdOut shape %s must be %s."
+                                     % (checks.shape_text(a.rstdOut.shape), checks.shape_text(rstd_shape)))
+        a.axes = tuple(range(a.x.ndim - n, a.x.ndim))
+
+    def compute(self, a, v, workspace):
+        if a.x.is_empty():
+            return
+        n = a.gamma.ndim
+        x = _rowwise.rows_in(v["x"], n)
+        gamma = _widen(v["gamma"]).reshape(-1)
+        y, rstd = _rowwise.RowsOut(v["yOut"], n), _rowwise.RowsOut(v["rstdOut"], n)
+        epsilon, cols = np.float32(a.epsilon), x.shape[1]
+
+        def block(lo, hi):
+            xb = _rowwise.in_fp32(x[lo:hi], 1)
+            inverse = 1 / np.sqrt(_mean_square(xb) + epsilon, dtype=np.float32)
+            rstd.rows[lo:hi, 0] = inverse
+            _scale_rows(xb, inverse, gamma, None, y.rows[lo:hi])
+
+        _rowwise.each_block(x.shape[0], cols, block)
+        y.finish()
+        rstd.finish()
+
+
+def _mean_square(block):
+    """Per-row mean of the squares, accumulated in fp32: a BLAS dot product per row (one read of
+    the row, no squares written) from DOT_MIN columns on, the squares' pairwise sum below. The
+    choice depends on the row length only, so a row's result never depends on the blocking."""
+    rows, cols = block.shape
+    if cols >= DOT_MIN:
+        sums = np.matmul(block[:, None, :], block[:, :, None]).reshape(rows)
+    else:
+        sums = np.add.reduce(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3)), axis=1, dtype=np.float32)
+    return sums / np.float32(cols)
+
+
+def _scale_rows(centred, rstd, weight, bias, out):
+    """out = centred * rstd (per row) * weight (+ bias), in fp32, rounded once into out."""
+    work = out if out.dtype == np.float32 else _rowwise.scratch(*centred.shape)
+    np.multiply(centred, rstd[:, None], out=work)
+    if weight is not None:
+        work *= weight
+    if bias is not None:
+        work += bias
+    if work is not out:
+        P.store(out, work)
+
+
+class LayerNorm(AclnnOp):
+    name = "aclnnLayerNorm"
+    inputs = ("input", "weightOptional", "biasOptional")
+    outputs = ("out", "meanOutOptional", "rstdOutOptional")
+
+    def dtype_table(self):
+        return {name: LAYER_NORM() for name in self.inputs + self.outputs}
+
+    def check(self, a):
+        checks.not_null(a, "input", "normalizedShape", "out")
+        allowed = LAYER_NORM()
+        checks.dtype_in("input", a.input, allowed)
+        for name in ("weightOptional", "biasOptional"):
+            t = getattr(a, name)
+            if t is not None:
+                checks.dtype_in(name, t, allowed)
+                if t.dtype != P.FLOAT:
+                    checks.same_dtype(name, t, "input", a.input)
+        if a.weightOptional is not None and a.biasOptional is not None:
+            checks.same_dtype("weightOptional", a.weightOptional, "biasOptional", a.biasOptional)
+        for name in ("out", "meanOutOptional", "rstdOutOptional"):
+            if getattr(a, name) is not None:
+                checks.dtype_in(name, getattr(a, name), allowed)
+        for name in self.inputs + self.outputs:
+            if getattr(a, name) is not None:
+                checks.max_dim(name, getattr(a, name))
+        shape = tuple(a.normalizedShape)
+        if len(shape) > 8:
+            raise status.param_invalid("Expected aclnnLayerNorm normalizedShape dim [%d] to not be greater than [8] "
+                                       "but check failed." % len(shape))
+        if len(shape) < 1:
+            raise status.param_invalid("Expected aclnnLayerNorm normalizedShape len [0] to be greater than [1] but "
+                                       "check failed.")
+        if a.input.ndim < len(shape):
+            raise status.param_invalid("The input tensor must have at least %d dimensions." % len(shape))
+        for name in ("weightOptional", "biasOptional"):
+            if getattr(a, name) is not None:
+                checks.dim_is(name, getattr(a, name), len(shape))
+        begin = a.input.ndim - len(shape)
+        for i, d in enumerate(shape):
+            if d != a.input.shape[begin + i]:
+                raise status.param_invalid("Expected normalized index [%d] shape [%d] be equal to input index [%d] "
+                                           "shape [%d], but failed." % (i, d, begin + i, a.input.shape[begin + i]))
+            for name, word in (("weightOptional", "weight"), ("biasOptional", "bias")):
+                t = getattr(a, name)
+                if t is not None and t.shape[i] != d:
+                    raise status.param_invalid("Expected normalized index [%d] shape [%d] be equal to %s index [%d] "
+                                               "shape [%d], but failed." % (i, d, word, i, t.shape[i]))
+        checks.same_shape("input", a.input, "out", a.out)
+        stats = a.input.numel() // max(int(np.prod(shape)), 1) if shape else 0
+        for name in ("meanOutOptional", "rstdOutOptional"):
+            t = getattr(a, name)
+            if t is not None and not t.is_empty() and t.numel() != stats:
+                raise status.param_invalid("Expected %s to hold one value per normalized row (%d), but its shape is %s."
+                                           % (name, stats, checks.shape_text(t.shape)))
+        a.axes = tuple(range(begin, a.input.ndim))
+
+    def compute(self, a, v, workspace):
+        if a.input.is_empty():
+            return
+        n = len(a.axes)
+        x = _rowwise.rows_in(v["input"], n)
+        weight, bias = (None if getattr(a, name) is None else _widen(v[name]).reshape(-1)
+                        for name in ("weightOptional", "biasOptional"))
+        out = _rowwise.RowsOut(v["out"], n)
+        # mean and rstd hold one value per row, whatever their shape: one row of `rows` values
+        stats = {name: _rowwise.RowsOut(v[name], v[name].ndim) for name in ("meanOutOptional", "rstdOutOptional")
+                 if name in v and v[name].size}
+        epsilon, cols = np.float32(a.eps), x.shape[1]
+
+        def block(lo, hi):
+            xb = _rowwise.in_fp32(x[lo:hi], 1)
+            mean = np.add.reduce(xb, axis=1, dtype=np.float32) / np.float32(cols)
+            centred = np.subtract(xb, mean[:, None], out=_rowwise.scratch(hi - lo, cols, 2))
+            inverse = 1 / np.sqrt(_mean_square(centred) + epsilon, dtype=np.float32)
+            for name, value in (("meanOutOptional", mean), ("rstdOutOptional", inverse)):
+                if name in stats:
+                    P.store(stats[name].rows[0, lo:hi], value)
+            _scale_rows(centred, inverse, weight, bias, out.rows[lo:hi])
+
+        _rowwise.each_block(x.shape[0], cols, block)
+        for rows in [out] + list(stats.values()):
+            rows.finish()
