@@ -400,8 +400,15 @@ static int device_side(const void *address, size_t count, const char *api, const
 }
 
 /* A host side the runtime allocated (aclrtMallocHost) is bounded by its allocation too. */
+/* No process maps memory at or above 2^56 (x86-64 five-level paging, AArch64's 52 bits are lower):
+ * a host side there, or one whose end wraps, can only fault. */
+#define USER_SPACE_END ((uintptr_t)1 << 56)
+
 static int host_side(const void *address, size_t count, const char *api, const char *side)
 {
+    if ((uintptr_t)address >= USER_SPACE_END || count > USER_SPACE_END - (uintptr_t)address)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: %s %p (%zu bytes) is not a user-space address", api, side,
+                          address, count);
     opemu_allocation a;
     if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_HOST)
         return ACL_SUCCESS;

@@ -250,9 +250,14 @@ def run_memory(case):
             src_span = case["spitch"] * (height - 1) + width if height else 0
         else:
             dst_span = src_span = count
-        for side, offset, span in ((case["dst"], case["dst_offset"], dst_span), (case["src"], case["src_offset"], src_span)):
+        host_sides = {"memset": ()}.get(call, {0: (0, 1), 1: (1,), 2: (0,)}.get(case["kind"], ()))
+        for n, (side, offset, span) in enumerate(((case["dst"], case["dst_offset"], dst_span),
+                                                  (case["src"], case["src_offset"], src_span))):
             if side == "host" and offset + span > HOST_BYTES:
                 return {"status": None, "skipped": "the app's host buffer is too small"}, violations
+            if n in host_sides and side.startswith("dev") and offset + span > case["sizes"][int(side[-1])]:
+                # the kind makes it host memory the app vouches for: a wild one faults on hardware too
+                return {"status": None, "skipped": "a host side the app claims is no memory of its own"}, violations
         if dst_base is not None:
             memory.writable(dst_base, case["dst_offset"], case["dst_offset"] + dst_span)
         before = memory.snapshot()
