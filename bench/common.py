@@ -35,14 +35,25 @@ def median_seconds(fn, repeat=5, warmup=1):
     return statistics.median(times)
 
 
-def row(name, value, unit, target=None, reference=None, reference_name=""):
-    """One figure: its value, its target (ratio printed) and a floor or peer measured in the same run."""
+RESULTS = []  # every row of this process, for bench.py's ranges, JSON and plot
+SECTION = [""]  # the section now running (bench.py sets it)
+
+
+def row(name, value, unit, target=None, reference=None, reference_name="", ratio=None):
+    """One figure: its value, a floor or peer measured in the same run, and its target — absolute
+    (`target`, in `unit`) or as a ratio to the reference (`ratio`) — marked met or MISSED."""
+    if ratio is not None and reference is not None:
+        target = ratio * reference
     parts = ["%-52s %10.2f %s" % (name, value, unit)]
-    if target is not None:
-        parts.append("target <= %g %s (%.2fx)" % (target, unit, value / target))
     if reference is not None:
         parts.append("%s %.2f %s (ratio %.2f)" % (reference_name, reference, unit, value / reference))
+    met = None if target is None else value <= target
+    if target is not None:
+        parts.append("target <= %s  %s" % ("%.2fx" % ratio if ratio is not None else "%g %s" % (target, unit),
+                                            "met" if met else "MISSED"))
     print("   ".join(parts), flush=True)
+    RESULTS.append({"section": SECTION[0], "name": name, "value": value, "unit": unit, "reference": reference,
+                    "reference_name": reference_name, "target": target, "target_ratio": ratio, "met": met})
 
 
 def best_of(ours, theirs, rounds=4, calls=5):

@@ -1,6 +1,6 @@
 """mcDNN batch normalization, dropout and spatial transformer at N=32, C=64, H=W=56 fp32 against their PyTorch
-CPU equivalents. Targets: BN forward training + backward <= 1.0x torch (native_batch_norm and its backward),
-sampler backward <= 1.5x torch's grid_sampler_2d_backward. Driven through the real C ABI in-process (ctypes) on
+CPU equivalents. Targets (issue 14): BN forward training + backward <= 0.8x torch (native_batch_norm and its
+backward), every backward routine <= 1.2x torch (BN backward, sampler backward vs grid_sampler_2d_backward). Driven through the real C ABI in-process (ctypes) on
 the default stream, each call followed by mcStreamSynchronize; the rest is printed for information."""
 import ctypes
 
@@ -11,15 +11,12 @@ from common import best_of, row
 from mcdnn import check, descriptor, device, lib
 
 N, C, H, W = 32, 64, 56, 56
-BN_TARGET, SAMPLER_TARGET = 1.0, 1.5
+BN_TARGET, BACKWARD_TARGET = 0.8, 1.2
 
 
 def compare(name, ours, theirs, target=None):
     mine, peer = best_of(ours, theirs)
-    row(name, mine, "ms", reference=peer, reference_name="torch")
-    if target is not None:
-        print("   ratio %.2f, target <= %.1f: %s" % (mine / peer, target, "met" if mine / peer <= target else "MISSED"),
-              flush=True)
+    row(name, mine, "ms", reference=peer, reference_name="torch", ratio=target)
 
 
 def main():
@@ -39,8 +36,8 @@ def main():
     S, B, RM, RV, SM, SI, DS, DB = (device(v) for v in (weight, bias, np.zeros(C), np.ones(C), np.zeros(C),
                                                         np.zeros(C), np.zeros(C), np.zeros(C)))
     eps, factor = ctypes.c_double(1e-5), ctypes.c_double(0.1)
-    print("BN target <= %.1f, sampler backward target <= %.1f (torch on %d threads)"
-          % (BN_TARGET, SAMPLER_TARGET, torch.get_num_threads()), flush=True)
+    print("BN forward training + backward target <= %.1f, backward routines <= %.1f (torch on %d threads)"
+          % (BN_TARGET, BACKWARD_TARGET, torch.get_num_threads()), flush=True)
 
     def bn_forward():
         check(lib().mcdnnBatchNormalizationForwardTraining(h, 1, one, zero, d, X, d, Y, p, S, B, factor, RM, RV, eps,
@@ -67,7 +64,7 @@ def main():
     compare("BN forward training + backward (spatial)", lambda: (bn_forward(), bn_backward()),
             lambda: (torch_forward(), torch_backward()), BN_TARGET)
     compare("  of which mcdnnBatchNormalizationForwardTraining", bn_forward, torch_forward)
-    compare("  of which mcdnnBatchNormalizationBackward", bn_backward, torch_backward)
+    compare("  of which mcdnnBatchNormalizationBackward", bn_backward, torch_backward, BACKWARD_TARGET)
 
     def bn_inference():
         check(lib().mcdnnBatchNormalizationForwardInference(h, 1, one, zero, d, X, d, Y, p, S, B, RM, RV, eps),
@@ -108,7 +105,7 @@ def main():
         sync(None)
     compare("mcdnnSpatialTfSamplerBackward (dx and dgrid)", sampler_backward,
             lambda: torch.ops.aten.grid_sampler_2d_backward(dyt, xt, grid, 0, 0, True, [True, True]),
-            SAMPLER_TARGET)
+            BACKWARD_TARGET)
 
     def sampler_forward():
         check(lib().mcdnnSpatialTfSamplerForward(h, st, one, d, X, G, zero, d, Y), "SpatialTfSamplerForward")

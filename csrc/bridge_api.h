@@ -21,6 +21,7 @@
 #include "aclnn/aclnn_base.h"
 #include "mcdnn/mcdnn.h"
 #include "mcblas/mcblas.h"
+#include "kernels/kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,7 +101,10 @@ enum opemu_kind {
     OPEMU_KIND_MCDNN_ALGORITHM_PERF = 26,
     OPEMU_KIND_STREAM_CONFIG = 60,
     OPEMU_KIND_EXCEPTION_INFO = 61,
-    OPEMU_KIND_MCBLAS_HANDLE = 64 /* apart from the small numbers other families add */
+    OPEMU_KIND_ALLOCATOR_DESC = 62,
+    OPEMU_KIND_VIRTUAL_RANGE = 63,
+    OPEMU_KIND_MCBLAS_HANDLE = 64, /* apart from the small numbers other families add */
+    OPEMU_KIND_PHYSICAL_MEMORY = 65
 };
 int opemu_handle_is(const void *handle, int kind);
 
@@ -292,6 +296,9 @@ int opemu_strict(void);
  * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
  * writes (mode 1) mark bytes. */
 void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+/* Starts the embedded interpreter in a process that has not called an operator yet (opemu.api, tests),
+ * so opemu.core.kernels reaches the kernels through the bridge's ffi. Returns 1. */
+int opemu_py_kernels_attach(void);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

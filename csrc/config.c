@@ -1,4 +1,6 @@
 /* Settings read from the environment once, and the process-wide options the app can set. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -8,14 +10,28 @@
 #define OPEMU_DEFAULT_DEVICES 8
 #define OPEMU_DEFAULT_MEMORY (64ULL << 30)
 
+/* An OPEMU_* value that is not one of its documented values is refused with one line on stderr,
+ * and the default applies (a library must not end the app over a setting). */
+void opemu_setting_refused(const char *name, const char *value, const char *expected, const char *fallback)
+{
+    fprintf(stderr, "opemu: %s=%s is refused: expected %s; using %s\n", name, value, expected, fallback);
+}
+
 static long env_long(const char *name, long fallback, long lo, long hi)
 {
     const char *text = getenv(name);
     if (text == NULL || *text == 0)
         return fallback;
     char *end;
+    errno = 0;
     long value = strtol(text, &end, 10);
-    return (*end == 0 && value >= lo && value <= hi) ? value : fallback;
+    if (*end == 0 && errno == 0 && value >= lo && value <= hi)
+        return value;
+    char expected[96], fallback_text[32];
+    snprintf(expected, sizeof expected, "an integer from %ld to %ld", lo, hi);
+    snprintf(fallback_text, sizeof fallback_text, fallback ? "%ld" : "the default", fallback);
+    opemu_setting_refused(name, text, expected, fallback_text);
+    return fallback;
 }
 
 int opemu_device_count(void)
@@ -38,7 +54,11 @@ uint64_t opemu_device_memory_bytes(void)
 
 int opemu_deferred_streams(void)
 {
+    static int refused;
     const char *mode = getenv("OPEMU_STREAM");
+    if (mode && *mode && strcmp(mode, "deferred") != 0 && strcmp(mode, "eager") != 0 &&
+        !__atomic_exchange_n(&refused, 1, __ATOMIC_RELAXED))
+        opemu_setting_refused("OPEMU_STREAM", mode, "eager or deferred", "eager");
     return mode && strcmp(mode, "deferred") == 0;
 }
 

@@ -119,6 +119,7 @@ static void release_device(int32_t id)
 {
     device_state *d = device(id);
     opemu_streams_release_device(id);
+    opemu_sanitize_reset(id, "the device's reset");
     opemu_memory_release_device(id);
     if (d->default_context) {
         context_free(d->default_context);

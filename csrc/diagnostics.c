@@ -46,7 +46,8 @@ void opemu_raise_exception(int code, int32_t device)
     for (size_t i = 0; i < n_callbacks; i++)
         run[n++] = callbacks[i];
     pthread_mutex_unlock(&lock);
-    opemu_handle_add(&info, OPEMU_KIND_EXCEPTION_INFO); /* live while the callbacks run */
+    /* the info is live while the callbacks run: the getters accept it then, and nothing else */
+    opemu_handle_add(&info, OPEMU_KIND_EXCEPTION_INFO);
     for (size_t i = 0; i < n; i++)
         run[i](&info);
     opemu_handle_remove(&info);
@@ -93,16 +94,21 @@ OPEMU_EXPORT aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCal
     return ACL_SUCCESS;
 }
 
+/* An exception info is only valid inside the callback it was passed to. */
+static int live_info(const aclrtExceptionInfo *info, const char *api)
+{
+    if (info == NULL || !opemu_handle_is(info, OPEMU_KIND_EXCEPTION_INFO)) {
+        opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: info %p is not the exception info of a running exception callback",
+                   api, (const void *)info);
+        return 0;
+    }
+    return 1;
+}
+
 static uint32_t info_field(const aclrtExceptionInfo *info, size_t offset, const char *api)
 {
-    if (info == NULL) {
-        opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: info is null", api);
+    if (!live_info(info, api))
         return INVALID_EXCEPTION_INFO;
-    }
-    if (!opemu_handle_is(info, OPEMU_KIND_EXCEPTION_INFO)) { /* only valid inside the callback it was given to */
-        opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: info is not an exception info being reported", api);
-        return INVALID_EXCEPTION_INFO;
-    }
     return *(const uint32_t *)((const char *)info + offset);
 }
 
@@ -122,8 +128,8 @@ FIELD_GETTER(aclrtGetErrorCodeFromExceptionInfo, retcode)
 OPEMU_EXPORT aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
                                                     uint32_t *devArgsLen)
 {
-    if (info == NULL)
-        return opemu_fail((int)INVALID_EXCEPTION_INFO, "aclrtGetArgsFromExceptionInfo: info is null");
+    if (!live_info(info, "aclrtGetArgsFromExceptionInfo")) /* null: the vendor's answer; a foreign pointer: an invalid parameter */
+        return info == NULL ? (aclError)INVALID_EXCEPTION_INFO : ACL_ERROR_INVALID_PARAM;
     if (devArgsPtr == NULL || devArgsLen == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetArgsFromExceptionInfo: devArgsPtr and devArgsLen must "
                           "not be null");
@@ -133,8 +139,8 @@ OPEMU_EXPORT aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *in
 
 OPEMU_EXPORT aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func)
 {
-    if (info == NULL)
-        return opemu_fail((int)INVALID_EXCEPTION_INFO, "aclrtGetFuncHandleFromExceptionInfo: info is null");
+    if (!live_info(info, "aclrtGetFuncHandleFromExceptionInfo")) /* null: the vendor's answer; a foreign pointer: an invalid parameter */
+        return info == NULL ? (aclError)INVALID_EXCEPTION_INFO : ACL_ERROR_INVALID_PARAM;
     if (func == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetFuncHandleFromExceptionInfo: func is null");
     return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetFuncHandleFromExceptionInfo: the exception (an operator's "

@@ -16,6 +16,7 @@ typedef struct {
     char text[8192];
     size_t length;
     double start_us;
+    unsigned long error_mark; /* opemu_error_serial() when the call began */
 } opemu_trace;
 void opemu_trace_begin(opemu_trace *t, const char *function);
 void opemu_trace_integer(opemu_trace *t, const char *name, long long value);
@@ -98,7 +99,7 @@ typedef struct opemu_allocation {
     int32_t device;
     int32_t kind;
     opemu_shadow *shadow; /* the sanitizer's bookkeeping (OPEMU_STRICT=1), else NULL */
-    int32_t borrowed;     /* memory the registry does not own (a virtual-memory mapping, vmm.c) */
+    int32_t borrowed;     /* memory the registry does not own: an OPEMU_BORROWED_* source, else 0 */
 } opemu_allocation;
 /* Copies the live allocation containing `address` into *out; returns 1 when found. */
 int opemu_memory_find(const void *address, opemu_allocation *out);
@@ -109,9 +110,11 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
 /* Releases the allocation of `kind` starting at ptr; 0, or -1 when ptr is no such allocation's start. */
 int opemu_memory_free(void *ptr, int kind);
 uint64_t opemu_memory_used(int32_t device);
+uint64_t opemu_memory_peak(int32_t device);
 /* Registers memory someone else owns (a mapped virtual range) as device memory of `device`, so
  * kernels and copies accept it; unregistering forgets it without freeing. */
-int opemu_memory_register(void *start, uint64_t size, int32_t device);
+enum { OPEMU_BORROWED_MAPPING = 1 /* vmm.c */, OPEMU_BORROWED_HOST = 2 /* aclrtHostRegister */ };
+int opemu_memory_register(void *start, uint64_t size, int32_t device, int borrowed);
 void opemu_memory_unregister(void *start);
 /* Counts `bytes` (negative: gives back) against the device's memory; -1 when it does not fit. */
 int opemu_memory_charge(int32_t device, int64_t bytes);
@@ -128,11 +131,17 @@ const char *opemu_mc_unsupported_reason(const char *function);
 /* Calls `fn` on every live allocation (under the registry lock: `fn` must not call back in). */
 void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *context);
 
+/* ---- device queries (device_query.c) ---- */
+/* A kernel starts (+1) or ends (-1) on `device`: what aclrtGetDeviceUtilizationRate samples. */
+void opemu_device_busy(int32_t device, int delta);
+
 /* ---- device faults (diagnostics.c) ---- */
 /* A task on `device` faulted with `code`: calls the app's exception callbacks. */
 void opemu_raise_exception(int code, int32_t device);
 
 /* ---- the sanitizer (sanitizer.c): OPEMU_STRICT=1, driven by `opemu check` ---- */
+/* An invalid OPEMU_* value: one line on stderr; the caller goes on with the default (config.c). */
+void opemu_setting_refused(const char *name, const char *value, const char *expected, const char *fallback);
 /* Records a finding with the API call being made (kind: a short tag such as "use-after-free"). */
 void opemu_finding(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void opemu_sanitize_alloc(opemu_allocation *a);
@@ -144,7 +153,24 @@ void opemu_sanitize_missing(const void *address, const char *what);
 /* A write queued on a stream (+1) or executed (-1). */
 void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);
+/* The memory behind an allocation: under the sanitizer device memory gets pages of its own (kept
+ * inaccessible while no API call runs, so a host dereference faults as on the hardware). */
+int opemu_block_obtain(void **out, size_t alignment, uint64_t mapped, int kind);
+void opemu_block_release(const opemu_allocation *a);
+/* Device memory the host may touch (managed memory): never made inaccessible. */
+void opemu_block_host_accessible(const void *start);
+/* Around every API call (the shims' trace): device memory is accessible while any call runs. */
+void opemu_sanitize_enter(void);
+void opemu_sanitize_leave(void);
+/* Before a device reset releases the device's memory: what the app never freed is a leak. */
+void opemu_sanitize_reset(int32_t device, const char *when);
+/* A copy or set as it executes: its source is read (synchronous: the host waits for it), its
+ * destination written. */
+void opemu_sanitize_transfer(void *dst, const void *src, uint64_t count, int is_set, int synchronous);
 const char *opemu_trace_current(void);
+/* the messages set on this thread (errors.c): a count, and the text of the last one */
+unsigned long opemu_error_serial(void);
+const char *opemu_error_last(void);
 
 /* ---- the embedded interpreter (python.c) ---- */
 /* Starts Python once; returns 0 or records the failure and returns -1. */

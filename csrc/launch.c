@@ -14,6 +14,7 @@ typedef struct {
     void *workspace;
     aclTensor *inputs;
     aclTensor *outputs;
+    int32_t device;
 } launch;
 
 /* Bytes from a tensor's data pointer to the end of its view (0 for an empty one). */
@@ -52,7 +53,9 @@ static int run_kernel(void *payload)
         return ACLNN_ERR_INNER;
     if (opemu_strict())
         sanitize_tensors(l, 0);
+    opemu_device_busy(l->device, +1);
     int rc = opemu_py_execute(l->executor, l->inputs, l->outputs, l->workspace);
+    opemu_device_busy(l->device, -1);
     if (opemu_strict() && rc == 0)
         sanitize_tensors(l, 1);
     return rc;
@@ -115,6 +118,7 @@ aclnnStatus opemu_aclnn_launch(const char *op, void *workspace, uint64_t workspa
     launch *l = malloc(sizeof *l);
     l->executor = executor;
     l->workspace = workspace;
+    l->device = opemu_stream_device(s);
     l->inputs = copy_tensors(executor->inputs, executor->n_inputs);
     l->outputs = copy_tensors(executor->outputs, executor->n_outputs);
     opemu_executor_task_begin(executor);

@@ -17,8 +17,8 @@ mcError_t mc_from_runtime(int code, const char *api);
 mcError_t mc_check_device(int device, const char *api);
 /* Checks a byte count the caller is about to round up to `granule`: sizes near 2^64 would wrap. */
 mcError_t mc_check_size(size_t size, size_t granule, const char *api);
-/* A device allocation of `size` (> 0) bytes on the current device, 512-byte aligned. */
-mcError_t mc_device_malloc(void **devPtr, size_t size, const char *api);
+/* A device allocation of `size` (> 0) bytes on `device`, 512-byte aligned. */
+mcError_t mc_device_malloc(void **devPtr, size_t size, int device, const char *api);
 
 /* ---- the thread's device and streams (mc_runtime.c) ---- */
 /* The current device's primary context, created on first use. */

@@ -117,9 +117,11 @@ OPEMU_EXPORT mcError_t mcFreeHost(void *ptr)
 {
     if (ptr == NULL)
         return mcSuccess;
-    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0)
+    if (opemu_memory_free(ptr, OPEMU_MEM_HOST) != 0) {
+        opemu_sanitize_bad_free(ptr, "mcFreeHost");
         return mc_fail(mcErrorInvalidValue, "mcFreeHost: %p was not allocated by mcMallocHost or mcHostAlloc, or was "
                        "freed already", ptr);
+    }
     pin_remove((uintptr_t)ptr, 0);
     return mcSuccess;
 }
@@ -200,9 +202,10 @@ OPEMU_EXPORT mcError_t mcMallocManaged(void **devPtr, size_t size, unsigned int 
     if (flags != mcMemAttachGlobal && flags != mcMemAttachHost)
         return mc_fail(mcErrorInvalidValue, "mcMallocManaged: flags must be mcMemAttachGlobal or mcMemAttachHost, "
                        "got %#x", flags);
-    mcError_t rc = mc_device_malloc(devPtr, size, "mcMallocManaged");
+    mcError_t rc = mc_device_malloc(devPtr, size, mc_context()->device, "mcMallocManaged");
     if (rc)
         return rc;
+    opemu_block_host_accessible(*devPtr); /* the host may touch it: the sanitizer keeps it open */
     pthread_mutex_lock(&lock);
     grow((void **)&manageds, &managed_capacity, managed_count, sizeof *manageds);
     manageds[managed_count++] = (managed){(uintptr_t)*devPtr, mc_context()->device};
@@ -270,9 +273,8 @@ OPEMU_EXPORT mcError_t mcMallocPitch(void **devPtr, size_t *pitch, size_t width,
 {
     if (devPtr == NULL || pitch == NULL)
         return mc_fail(mcErrorInvalidValue, "mcMallocPitch: devPtr and pitch must not be null");
-    size_t rounded, bytes;
-    if (width > SIZE_MAX - PITCH_ALIGNMENT || __builtin_mul_overflow(rounded = ALIGN_UP(width, PITCH_ALIGNMENT),
-                                                                     height, &bytes))
+    size_t rounded = width <= SIZE_MAX - PITCH_ALIGNMENT ? ALIGN_UP(width, PITCH_ALIGNMENT) : 0, bytes;
+    if (rounded < width || __builtin_mul_overflow(rounded, height, &bytes))
         return mc_fail(mcErrorMemoryAllocation, "mcMallocPitch: %zu rows of %zu bytes cannot be allocated (the size "
                        "wraps)", height, width);
     *pitch = rounded;
@@ -280,7 +282,7 @@ OPEMU_EXPORT mcError_t mcMallocPitch(void **devPtr, size_t *pitch, size_t width,
         *devPtr = NULL;
         return mcSuccess;
     }
-    return mc_device_malloc(devPtr, bytes, "mcMallocPitch");
+    return mc_device_malloc(devPtr, bytes, mc_context()->device, "mcMallocPitch");
 }
 
 /* An asynchronous call names a live stream before anything else is looked at (either way the

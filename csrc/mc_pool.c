@@ -188,7 +188,7 @@ static mcError_t pool_alloc(pool *p, void **ptr, size_t size, opemu_stream *stre
         release_above(p, bytes(p, 1));
     pthread_mutex_unlock(&lock);
     void *fresh = NULL;
-    mcError_t rc = mc_device_malloc(&fresh, size, api);
+    mcError_t rc = mc_device_malloc(&fresh, size, p->device, api);  /* the pool's device */
     if (rc != mcSuccess)
         return rc;
     block *b = malloc(sizeof *b);

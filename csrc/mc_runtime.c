@@ -187,17 +187,16 @@ mcError_t mc_check_size(size_t size, size_t granule, const char *api)
 }
 
 /* The device allocations of mcMalloc, mcMallocManaged, mcMallocPitch and the pools. */
-mcError_t mc_device_malloc(void **devPtr, size_t size, const char *api)
+mcError_t mc_device_malloc(void **devPtr, size_t size, int device, const char *api)
 {
-    opemu_context *ctx = mc_context();
     mcError_t rc = mc_check_size(size, MC_MALLOC_GRANULE, api);
     if (rc)
         return rc;
-    if (opemu_memory_alloc(devPtr, size, ALIGN_UP((uint64_t)size, MC_MALLOC_GRANULE), MC_MALLOC_ALIGNMENT,
-                           ctx->device, OPEMU_MEM_DEVICE) != 0)
+    if (opemu_memory_alloc(devPtr, size, ALIGN_UP((uint64_t)size, MC_MALLOC_GRANULE), MC_MALLOC_ALIGNMENT, device,
+                           OPEMU_MEM_DEVICE) != 0)
         return mc_fail(mcErrorMemoryAllocation, "%s: out of device memory: %zu bytes requested, %llu of %llu bytes "
-                       "in use on device %d", api, size, (unsigned long long)opemu_memory_used(ctx->device),
-                       (unsigned long long)opemu_device_memory_bytes(), ctx->device);
+                       "in use on device %d", api, size, (unsigned long long)opemu_memory_used(device),
+                       (unsigned long long)opemu_device_memory_bytes(), device);
     return mcSuccess;
 }
 
@@ -209,7 +208,7 @@ OPEMU_EXPORT mcError_t mcMalloc(void **devPtr, size_t size)
         *devPtr = NULL;
         return mcSuccess;
     }
-    return mc_device_malloc(devPtr, size, "mcMalloc");
+    return mc_device_malloc(devPtr, size, mc_context()->device, "mcMalloc");
 }
 
 /* Freeing waits for the device's queued work, as cudaFree does, so a queued task never sees memory
@@ -222,9 +221,11 @@ OPEMU_EXPORT mcError_t mcFree(void *devPtr)
     int pending = opemu_device_drain(current_device);
     if (!mc_pool_free_now(devPtr)) {
         int managed = mc_managed_release(devPtr);
-        if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0)
+        if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0) {
+            opemu_sanitize_bad_free(devPtr, "mcFree");
             return mc_fail(mcErrorInvalidValue, "mcFree: %p was not allocated by mcMalloc%s or was freed already",
                            devPtr, managed ? "Managed" : "");
+        }
     }
     return pending ? mc_from_runtime(pending, "mcFree") : mcSuccess;
 }
@@ -286,6 +287,7 @@ static int run_transfer(void *payload)
     const mc_transfer *t = payload;
     for (size_t row = 0; row < t->height; row++) {
         char *dst = (char *)t->dst + row * t->dpitch;
+        opemu_sanitize_transfer(dst, t->is_set ? NULL : (const char *)t->src + row * t->spitch, t->width, t->is_set, 0);
         if (t->is_set)
             memset(dst, t->value, t->width);
         else if (dst != (const char *)t->src + row * t->spitch)

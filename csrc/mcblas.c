@@ -6,8 +6,6 @@
  * The handle is registered in the handle table: a NULL, destroyed or foreign handle is
  * MCBLAS_STATUS_NOT_INITIALIZED (cuBLAS's status for a handle it does not know), never a
  * dereference. Statuses and their order are cuBLAS 11's, renamed. */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
 
@@ -16,17 +14,8 @@
 /* cuBLAS: "The workspace pointer has to be aligned to at least 256 bytes". */
 #define WORKSPACE_ALIGNMENT 256
 
-static mcblasStatus_t fail(mcblasStatus_t status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static mcblasStatus_t fail(mcblasStatus_t status, const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    opemu_error_message(status, text);
-    return status;
-}
+/* Records the message (aclGetRecentErrMsg, the log) and answers the status. */
+#define fail(status, ...) ((mcblasStatus_t)opemu_fail((status), __VA_ARGS__))
 
 static int live(mcblasHandle_t handle)
 {
@@ -39,6 +28,28 @@ static int live(mcblasHandle_t handle)
             return fail(MCBLAS_STATUS_NOT_INITIALIZED, "%s: %p is not a live mcblasHandle_t (destroyed " \
                         "or never created)", api, (void *)(handle));                                      \
     } while (0)
+
+/* A handle setting read back: NOT_INITIALIZED for a dead handle, INVALID_VALUE for a null output. */
+#define GETTER(api, type, out, field)                                                                     \
+    OPEMU_EXPORT mcblasStatus_t api(mcblasHandle_t handle, type *out)                                     \
+    {                                                                                                     \
+        REQUIRE_LIVE(handle, #api);                                                                       \
+        if (out == NULL)                                                                                  \
+            return fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %s is null", #api, #out);                       \
+        *out = (type)handle->field;                                                                       \
+        return MCBLAS_STATUS_SUCCESS;                                                                     \
+    }
+
+/* A handle setting: NOT_INITIALIZED for a dead handle, INVALID_VALUE for a value outside `valid`. */
+#define SETTER(api, type, in, field, valid)                                                               \
+    OPEMU_EXPORT mcblasStatus_t api(mcblasHandle_t handle, type in)                                       \
+    {                                                                                                     \
+        REQUIRE_LIVE(handle, #api);                                                                       \
+        if (!(valid))                                                                                     \
+            return fail(MCBLAS_STATUS_INVALID_VALUE, "%s: invalid %s %d", #api, #in, (int)in);            \
+        handle->field = in;                                                                               \
+        return MCBLAS_STATUS_SUCCESS;                                                                     \
+    }
 
 /* ---- library ---- */
 
@@ -176,81 +187,27 @@ OPEMU_EXPORT mcblasStatus_t mcblasSetWorkspace(mcblasHandle_t handle, void *work
     return MCBLAS_STATUS_SUCCESS;
 }
 
-OPEMU_EXPORT mcblasStatus_t mcblasSetPointerMode(mcblasHandle_t handle, mcblasPointerMode_t mode)
-{
-    REQUIRE_LIVE(handle, "mcblasSetPointerMode");
-    if (mode != MCBLAS_POINTER_MODE_HOST && mode != MCBLAS_POINTER_MODE_DEVICE)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasSetPointerMode: invalid mode %d", (int)mode);
-    handle->pointerMode = mode;
-    return MCBLAS_STATUS_SUCCESS;
-}
+SETTER(mcblasSetPointerMode, mcblasPointerMode_t, mode, pointerMode,
+       mode == MCBLAS_POINTER_MODE_HOST || mode == MCBLAS_POINTER_MODE_DEVICE)
 
-OPEMU_EXPORT mcblasStatus_t mcblasGetPointerMode(mcblasHandle_t handle, mcblasPointerMode_t *mode)
-{
-    REQUIRE_LIVE(handle, "mcblasGetPointerMode");
-    if (mode == NULL)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasGetPointerMode: mode is null");
-    *mode = (mcblasPointerMode_t)handle->pointerMode;
-    return MCBLAS_STATUS_SUCCESS;
-}
+GETTER(mcblasGetPointerMode, mcblasPointerMode_t, mode, pointerMode)
 
 /* A math mode is one of the four modes, optionally with the reduced-precision-reduction flag. */
-OPEMU_EXPORT mcblasStatus_t mcblasSetMathMode(mcblasHandle_t handle, mcblasMath_t mode)
-{
-    REQUIRE_LIVE(handle, "mcblasSetMathMode");
-    unsigned base = (unsigned)mode & ~(unsigned)MCBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
-    if (base > MCBLAS_TF32_TENSOR_OP_MATH)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasSetMathMode: invalid mode %d", (int)mode);
-    handle->mathMode = mode;
-    return MCBLAS_STATUS_SUCCESS;
-}
+SETTER(mcblasSetMathMode, mcblasMath_t, mode, mathMode,
+       ((unsigned)mode & ~(unsigned)MCBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) <= MCBLAS_TF32_TENSOR_OP_MATH)
 
-OPEMU_EXPORT mcblasStatus_t mcblasGetMathMode(mcblasHandle_t handle, mcblasMath_t *mode)
-{
-    REQUIRE_LIVE(handle, "mcblasGetMathMode");
-    if (mode == NULL)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasGetMathMode: mode is null");
-    *mode = (mcblasMath_t)handle->mathMode;
-    return MCBLAS_STATUS_SUCCESS;
-}
+GETTER(mcblasGetMathMode, mcblasMath_t, mode, mathMode)
 
 /* Every routine here is deterministic; the mode is kept so an app reads back what it set. */
-OPEMU_EXPORT mcblasStatus_t mcblasSetAtomicsMode(mcblasHandle_t handle, mcblasAtomicsMode_t mode)
-{
-    REQUIRE_LIVE(handle, "mcblasSetAtomicsMode");
-    if (mode != MCBLAS_ATOMICS_NOT_ALLOWED && mode != MCBLAS_ATOMICS_ALLOWED)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasSetAtomicsMode: invalid mode %d", (int)mode);
-    handle->atomicsMode = mode;
-    return MCBLAS_STATUS_SUCCESS;
-}
+SETTER(mcblasSetAtomicsMode, mcblasAtomicsMode_t, mode, atomicsMode,
+       mode == MCBLAS_ATOMICS_NOT_ALLOWED || mode == MCBLAS_ATOMICS_ALLOWED)
 
-OPEMU_EXPORT mcblasStatus_t mcblasGetAtomicsMode(mcblasHandle_t handle, mcblasAtomicsMode_t *mode)
-{
-    REQUIRE_LIVE(handle, "mcblasGetAtomicsMode");
-    if (mode == NULL)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasGetAtomicsMode: mode is null");
-    *mode = (mcblasAtomicsMode_t)handle->atomicsMode;
-    return MCBLAS_STATUS_SUCCESS;
-}
+GETTER(mcblasGetAtomicsMode, mcblasAtomicsMode_t, mode, atomicsMode)
 
-OPEMU_EXPORT mcblasStatus_t mcblasSetSmCountTarget(mcblasHandle_t handle, int smCountTarget)
-{
-    REQUIRE_LIVE(handle, "mcblasSetSmCountTarget");
-    if (smCountTarget < 0)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasSetSmCountTarget: smCountTarget %d is negative",
-                    smCountTarget);
-    handle->smCountTarget = smCountTarget;
-    return MCBLAS_STATUS_SUCCESS;
-}
+SETTER(mcblasSetSmCountTarget, int, smCountTarget, smCountTarget,
+       smCountTarget >= 0)
 
-OPEMU_EXPORT mcblasStatus_t mcblasGetSmCountTarget(mcblasHandle_t handle, int *smCountTarget)
-{
-    REQUIRE_LIVE(handle, "mcblasGetSmCountTarget");
-    if (smCountTarget == NULL)
-        return fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasGetSmCountTarget: smCountTarget is null");
-    *smCountTarget = handle->smCountTarget;
-    return MCBLAS_STATUS_SUCCESS;
-}
+GETTER(mcblasGetSmCountTarget, int, smCountTarget, smCountTarget)
 
 /* ---- work on a stream ---- */
 

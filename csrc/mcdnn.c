@@ -20,17 +20,7 @@ struct mcdnnContext {
     mcStream_t stream; /* NULL: the device's default stream */
 };
 
-static mcdnnStatus_t bad_param(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static mcdnnStatus_t bad_param(const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    opemu_error_message(MCDNN_STATUS_BAD_PARAM, text);
-    return MCDNN_STATUS_BAD_PARAM;
-}
+#define bad_param(...) opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, __VA_ARGS__)
 
 /* ---- library ---- */
 
@@ -38,6 +28,12 @@ OPEMU_EXPORT size_t mcdnnGetVersion(void) { return MCDNN_VERSION; }
 OPEMU_EXPORT size_t mcdnnGetCudartVersion(void) { return OPEMU_MC_CUDART_VERSION; }
 OPEMU_EXPORT mcdnnStatus_t mcdnnOpsInferVersionCheck(void) { return MCDNN_STATUS_SUCCESS; }
 OPEMU_EXPORT mcdnnStatus_t mcdnnOpsTrainVersionCheck(void) { return MCDNN_STATUS_SUCCESS; }
+/* One library under every sub-library's name: their versions always agree (the adv routines themselves are
+ * not emulated; their version check only compares versions). */
+OPEMU_EXPORT mcdnnStatus_t mcdnnCnnInferVersionCheck(void) { return MCDNN_STATUS_SUCCESS; }
+OPEMU_EXPORT mcdnnStatus_t mcdnnCnnTrainVersionCheck(void) { return MCDNN_STATUS_SUCCESS; }
+OPEMU_EXPORT mcdnnStatus_t mcdnnAdvInferVersionCheck(void) { return MCDNN_STATUS_SUCCESS; }
+OPEMU_EXPORT mcdnnStatus_t mcdnnAdvTrainVersionCheck(void) { return MCDNN_STATUS_SUCCESS; }
 
 OPEMU_EXPORT const char *mcdnnGetErrorString(mcdnnStatus_t status)
 {

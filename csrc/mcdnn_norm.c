@@ -6,38 +6,16 @@
  *
  * Rules are cuDNN 8.5's, renamed (reference mcdnn.md §3.1, §3.3, §3.7, §3.9). Descriptors live in the
  * handle table, so a NULL, destroyed or foreign pointer is MCDNN_STATUS_BAD_PARAM. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "mcdnn_internal.h"
 
-static mcdnnStatus_t fail(mcdnnStatus_t status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static mcdnnStatus_t fail(mcdnnStatus_t status, const char *fmt, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    opemu_error_message(status, text);
-    return status;
-}
-
-static void *live(const void *object, int kind, const char *type, const char *api)
-{
-    if (object == NULL || !opemu_handle_is(object, kind)) {
-        fail(MCDNN_STATUS_BAD_PARAM, "%s: %p is not a live %s", api, object, type);
-        return NULL;
-    }
-    return (void *)object;
-}
-
-#define LIVE_TENSOR(p, api) ((struct mcdnnTensorStruct *)live((p), OPEMU_KIND_MCDNN_TENSOR, \
+#define LIVE_TENSOR(p, api) ((struct mcdnnTensorStruct *)opemu_mcdnn_live((p), OPEMU_KIND_MCDNN_TENSOR, \
                                                                "mcdnnTensorDescriptor_t", (api)))
-#define LIVE_DROPOUT(p, api) ((struct mcdnnDropoutStruct *)live((p), OPEMU_KIND_MCDNN_DROPOUT, \
+#define LIVE_DROPOUT(p, api) ((struct mcdnnDropoutStruct *)opemu_mcdnn_live((p), OPEMU_KIND_MCDNN_DROPOUT, \
                                                                  "mcdnnDropoutDescriptor_t", (api)))
-#define LIVE_SPATIAL(p, api) ((struct mcdnnSpatialTransformerStruct *)live((p), OPEMU_KIND_MCDNN_SPATIAL_TF, \
+#define LIVE_SPATIAL(p, api) ((struct mcdnnSpatialTransformerStruct *)opemu_mcdnn_live((p), OPEMU_KIND_MCDNN_SPATIAL_TF, \
                                                                          "mcdnnSpatialTransformerDescriptor_t", (api)))
 
 /* ---- derived parameter descriptors ---- */
@@ -48,16 +26,16 @@ static mcdnnStatus_t derive(struct mcdnnTensorStruct *out, const struct mcdnnTen
                             const char *api)
 {
     if (!x->is_set)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: xDesc was created but never set", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: xDesc was created but never set", api);
     if (x->nbDims != 4 && x->nbDims != 5)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: xDesc has %d dimensions: only 4-D and 5-D tensors are supported",
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: xDesc has %d dimensions: only 4-D and 5-D tensors are supported",
                     api, x->nbDims);
     int type;
     switch (x->dataType) {
     case MCDNN_DATA_HALF: case MCDNN_DATA_BFLOAT16: case MCDNN_DATA_FLOAT: type = MCDNN_DATA_FLOAT; break;
     case MCDNN_DATA_DOUBLE: type = MCDNN_DATA_DOUBLE; break;
     default:
-        return fail(MCDNN_STATUS_NOT_SUPPORTED, "%s: xDesc's data type %d is not HALF, BFLOAT16, FLOAT or DOUBLE",
+        return opemu_mcdnn_fail(MCDNN_STATUS_NOT_SUPPORTED, "%s: xDesc's data type %d is not HALF, BFLOAT16, FLOAT or DOUBLE",
                     api, x->dataType);
     }
     int dims[MCDNN_DIM_MAX];
@@ -90,7 +68,7 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnDeriveBNTensorDescriptor(mcdnnTensorDescriptor_t
     if (x == NULL)
         return MCDNN_STATUS_BAD_PARAM;
     if ((unsigned)mode > MCDNN_BATCHNORM_SPATIAL_PERSISTENT)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnBatchNormMode_t %d", api, (int)mode);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnBatchNormMode_t %d", api, (int)mode);
     return derive(out, x, mode != MCDNN_BATCHNORM_PER_ACTIVATION, api);
 }
 
@@ -107,9 +85,9 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnDeriveNormTensorDescriptor(mcdnnTensorDescriptor
     if (x == NULL)
         return MCDNN_STATUS_BAD_PARAM;
     if ((unsigned)mode > MCDNN_NORM_PER_CHANNEL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnNormMode_t %d", api, (int)mode);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnNormMode_t %d", api, (int)mode);
     if (groupCnt != 1)
-        return fail(MCDNN_STATUS_NOT_SUPPORTED, "%s: groupCnt is %d: only 1 is supported", api, groupCnt);
+        return opemu_mcdnn_fail(MCDNN_STATUS_NOT_SUPPORTED, "%s: groupCnt is %d: only 1 is supported", api, groupCnt);
     struct mcdnnTensorStruct derived;
     mcdnnStatus_t rc = derive(&derived, x, mode == MCDNN_NORM_PER_CHANNEL, api);
     if (rc)
@@ -132,7 +110,7 @@ uint64_t opemu_mcdnn_dropout_reserve_size(uint64_t elements) { return (elements 
 OPEMU_EXPORT mcdnnStatus_t mcdnnCreateDropoutDescriptor(mcdnnDropoutDescriptor_t *dropoutDesc)
 {
     if (dropoutDesc == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "mcdnnCreateDropoutDescriptor: dropoutDesc is null");
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "mcdnnCreateDropoutDescriptor: dropoutDesc is null");
     struct mcdnnDropoutStruct *d = calloc(1, sizeof *d);
     if (d == NULL)
         return MCDNN_STATUS_ALLOC_FAILED;
@@ -155,10 +133,10 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnDestroyDropoutDescriptor(mcdnnDropoutDescriptor_
 OPEMU_EXPORT mcdnnStatus_t mcdnnDropoutGetStatesSize(mcdnnHandle_t handle, size_t *sizeInBytes)
 {
     const char *api = "mcdnnDropoutGetStatesSize";
-    if (!live(handle, OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t", api))
+    if (!opemu_mcdnn_live(handle, OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t", api))
         return MCDNN_STATUS_BAD_PARAM;
     if (sizeInBytes == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: sizeInBytes is null", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: sizeInBytes is null", api);
     *sizeInBytes = DROPOUT_STATES_BYTES;
     return MCDNN_STATUS_SUCCESS;
 }
@@ -170,9 +148,9 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnDropoutGetReserveSpaceSize(mcdnnTensorDescriptor
     if (x == NULL)
         return MCDNN_STATUS_BAD_PARAM;
     if (sizeInBytes == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: sizeInBytes is null", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: sizeInBytes is null", api);
     if (!x->is_set)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: xdesc was created but never set", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: xdesc was created but never set", api);
     uint64_t elements = 1;
     for (int i = 0; i < x->nbDims; i++)
         elements *= (uint64_t)x->dimA[i];
@@ -189,14 +167,14 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnRestoreDropoutDescriptor(mcdnnDropoutDescriptor_
 {
     const char *api = "mcdnnRestoreDropoutDescriptor";
     struct mcdnnDropoutStruct *d = LIVE_DROPOUT(dropoutDesc, api);
-    if (d == NULL || !live(handle, OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t", api))
+    if (d == NULL || !opemu_mcdnn_live(handle, OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t", api))
         return MCDNN_STATUS_BAD_PARAM;
     if (!(dropout >= 0.0f && dropout <= 1.0f))
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: dropout %g is outside [0, 1]", api, (double)dropout);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: dropout %g is outside [0, 1]", api, (double)dropout);
     if (states == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: states is null", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: states is null", api);
     if (stateSizeInBytes < DROPOUT_STATES_BYTES)
-        return fail(MCDNN_STATUS_INVALID_VALUE, "%s: stateSizeInBytes %zu is less than the %d bytes "
+        return opemu_mcdnn_fail(MCDNN_STATUS_INVALID_VALUE, "%s: stateSizeInBytes %zu is less than the %d bytes "
                     "mcdnnDropoutGetStatesSize returns", api, stateSizeInBytes, DROPOUT_STATES_BYTES);
     d->dropout = dropout;
     d->states = states;
@@ -212,10 +190,10 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetDropoutDescriptor(mcdnnDropoutDescriptor_t dr
 {
     const char *api = "mcdnnGetDropoutDescriptor";
     struct mcdnnDropoutStruct *d = LIVE_DROPOUT(dropoutDesc, api);
-    if (d == NULL || !live(handle, OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t", api))
+    if (d == NULL || !opemu_mcdnn_live(handle, OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t", api))
         return MCDNN_STATUS_BAD_PARAM;
     if (dropout == NULL || states == NULL || seed == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: an output pointer is null", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: an output pointer is null", api);
     *dropout = d->dropout;
     *states = d->states;
     *seed = d->seed;
@@ -227,7 +205,7 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetDropoutDescriptor(mcdnnDropoutDescriptor_t dr
 OPEMU_EXPORT mcdnnStatus_t mcdnnCreateSpatialTransformerDescriptor(mcdnnSpatialTransformerDescriptor_t *stDesc)
 {
     if (stDesc == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "mcdnnCreateSpatialTransformerDescriptor: stDesc is null");
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "mcdnnCreateSpatialTransformerDescriptor: stDesc is null");
     struct mcdnnSpatialTransformerStruct *d = calloc(1, sizeof *d);
     if (d == NULL)
         return MCDNN_STATUS_ALLOC_FAILED;
@@ -248,16 +226,16 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnSetSpatialTransformerNdDescriptor(mcdnnSpatialTr
     if (d == NULL)
         return MCDNN_STATUS_BAD_PARAM;
     if (dimA == NULL)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: dimA is null", api);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: dimA is null", api);
     if (samplerType != MCDNN_SAMPLER_BILINEAR)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnSamplerType_t %d", api, (int)samplerType);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnSamplerType_t %d", api, (int)samplerType);
     if ((unsigned)dataType > MCDNN_DATA_BOOLEAN)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnDataType_t %d", api, (int)dataType);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: invalid mcdnnDataType_t %d", api, (int)dataType);
     if (nbDims < 1 || nbDims > MCDNN_DIM_MAX)
-        return fail(MCDNN_STATUS_BAD_PARAM, "%s: nbDims %d is outside [1, %d]", api, nbDims, MCDNN_DIM_MAX);
+        return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: nbDims %d is outside [1, %d]", api, nbDims, MCDNN_DIM_MAX);
     for (int i = 0; i < nbDims; i++) {
         if (dimA[i] <= 0)
-            return fail(MCDNN_STATUS_BAD_PARAM, "%s: dimA[%d] is %d: every dimension must be positive", api, i,
+            return opemu_mcdnn_fail(MCDNN_STATUS_BAD_PARAM, "%s: dimA[%d] is %d: every dimension must be positive", api, i,
                         dimA[i]);
     }
     d->samplerType = samplerType;

@@ -21,6 +21,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static opemu_allocation *table; /* sorted by start */
 static size_t count, capacity;
 static uint64_t *device_used;
+static uint64_t *device_peak; /* the most device_used ever held (aclrtGetMemUsageInfo) */
 
 static size_t lower_bound(uintptr_t address)
 {
@@ -47,9 +48,27 @@ static long locate(uintptr_t address)
 
 static uint64_t *used_of(int32_t device)
 {
-    if (device_used == NULL)
+    if (device_used == NULL) {
         device_used = calloc((size_t)opemu_device_count(), sizeof *device_used);
+        device_peak = calloc((size_t)opemu_device_count(), sizeof *device_peak);
+    }
     return &device_used[device];
+}
+
+/* After device_used grew. Caller holds lock. */
+static void note_peak(int32_t device)
+{
+    if (device_used[device] > device_peak[device])
+        device_peak[device] = device_used[device];
+}
+
+uint64_t opemu_memory_peak(int32_t device)
+{
+    pthread_mutex_lock(&lock);
+    used_of(device);
+    uint64_t peak = device_peak[device];
+    pthread_mutex_unlock(&lock);
+    return peak;
 }
 
 static void table_insert(const opemu_allocation *a)
@@ -226,26 +245,28 @@ int opemu_memory_alloc(void **out, size_t size, uint64_t mapped, size_t alignmen
     pthread_mutex_lock(&lock);
     void *p = NULL;
     uint64_t *used = kind == OPEMU_MEM_DEVICE ? used_of(device) : NULL;
-    if ((used && mapped > opemu_device_memory_bytes() - *used) || posix_memalign(&p, alignment, mapped) != 0) {
+    if ((used && mapped > opemu_device_memory_bytes() - *used) || opemu_block_obtain(&p, alignment, mapped, kind) != 0) {
         pthread_mutex_unlock(&lock);
         return -1;
     }
     opemu_allocation a = {.start = (uintptr_t)p, .requested = size, .mapped = mapped, .device = device, .kind = kind};
     opemu_sanitize_alloc(&a);
     table_insert(&a);
-    if (used)
+    if (used) {
         *used += mapped;
+        note_peak(device);
+    }
     pthread_mutex_unlock(&lock);
     advise_huge_pages(p, mapped);
     *out = p;
     return 0;
 }
 
-int opemu_memory_register(void *start, uint64_t size, int32_t device)
+int opemu_memory_register(void *start, uint64_t size, int32_t device, int borrowed)
 {
     pthread_mutex_lock(&lock);
     opemu_allocation a = {.start = (uintptr_t)start, .requested = size, .mapped = size, .device = device,
-                          .kind = OPEMU_MEM_DEVICE, .borrowed = 1};
+                          .kind = OPEMU_MEM_DEVICE, .borrowed = borrowed};
     opemu_sanitize_alloc(&a);
     table_insert(&a);
     pthread_mutex_unlock(&lock);
@@ -272,8 +293,10 @@ int opemu_memory_charge(int32_t device, int64_t bytes)
         rc = -1;
     else if (bytes < 0 && (uint64_t)-bytes > *used)
         *used = 0; /* the device was reset in between: it gave everything back already */
-    else
+    else {
         *used += (uint64_t)bytes;
+        note_peak(device);
+    }
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -288,10 +311,11 @@ int opemu_memory_free(void *ptr, int kind)
     }
     if (kind == OPEMU_MEM_DEVICE)
         *used_of(table[i].device) -= table[i].mapped;
-    opemu_sanitize_free(&table[i]);
+    opemu_allocation gone = table[i];
+    opemu_sanitize_free(&gone);
     table_remove((size_t)i);
     pthread_mutex_unlock(&lock);
-    free(ptr);
+    opemu_block_release(&gone);
     return 0;
 }
 
@@ -321,7 +345,7 @@ void opemu_memory_release_device(int32_t device)
     for (size_t i = count; i-- > 0;) {
         if (table[i].kind == OPEMU_MEM_DEVICE && table[i].device == device && !table[i].borrowed) {
             opemu_sanitize_free(&table[i]);
-            free((void *)table[i].start);
+            opemu_block_release(&table[i]);
             table_remove(i);
         }
     }
@@ -400,11 +424,7 @@ static int run_transfer(void *payload)
     for (size_t row = 0; row < t->height; row++) {
         char *dst = (char *)t->dst + row * t->dpitch;
         const char *src = t->src ? (const char *)t->src + row * t->spitch : NULL;
-        if (opemu_strict()) {
-            if (src && dst != src && is_device(src))
-                opemu_sanitize_access(src, t->width, t->synchronous ? 2 : 0, "the copy's source");
-            opemu_sanitize_access(dst, t->width, 1, src ? "the copy's destination" : "the memset's destination");
-        }
+        opemu_sanitize_transfer(dst, src, t->width, src == NULL, t->synchronous);
         if (t->set_width == 1)
             memset(dst, (int)(uint8_t)t->value, t->width);
         else if (t->set_width == 4)

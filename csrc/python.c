@@ -18,6 +18,12 @@
 #ifndef OPEMU_BAKED_PYTHONPATH
 #define OPEMU_BAKED_PYTHONPATH ""
 #endif
+/* The interpreter opemu was built for and installed into (CMake's Python_EXECUTABLE). Without it
+ * Python looks for "python3" on PATH to find its home, and under cron, sudo or another PATH that
+ * is another install, whose standard library or NumPy does not fit this libpython. */
+#ifndef OPEMU_PYTHON_EXECUTABLE
+#define OPEMU_PYTHON_EXECUTABLE ""
+#endif
 
 int opemu_bridge_start(void); /* defined in the cffi-generated unit */
 
@@ -76,12 +82,16 @@ static int initialize_interpreter(void)
     PyConfig_InitPythonConfig(&config);
     config.install_signal_handlers = 0; /* the app owns its signals */
     config.parse_argv = 0;
+    PyStatus status = PyStatus_Ok();
+    if (OPEMU_PYTHON_EXECUTABLE[0] && access(OPEMU_PYTHON_EXECUTABLE, X_OK) == 0) /* a venv gone: PATH as before */
+        status = PyConfig_SetBytesString(&config, &config.program_name, OPEMU_PYTHON_EXECUTABLE);
     /* our directories join PYTHONPATH's place in sys.path, ahead of the interpreter's own */
     const char *user = getenv("PYTHONPATH");
     size_t length = strlen(site_dirs) + (user ? strlen(user) : 0) + 2;
     char *joined = malloc(length);
     snprintf(joined, length, "%s%s%s", site_dirs, user && *user ? ":" : "", user ? user : "");
-    PyStatus status = PyConfig_SetBytesString(&config, &config.pythonpath_env, joined);
+    if (!PyStatus_Exception(status))
+        status = PyConfig_SetBytesString(&config, &config.pythonpath_env, joined);
     free(joined);
     if (!PyStatus_Exception(status))
         status = Py_InitializeFromConfig(&config);

@@ -6,13 +6,19 @@
  *   - use after free, double free, freeing what no allocator returned;
  *   - reads of device memory never written (fresh allocations are also poisoned with 0xFF bytes);
  *   - host reads of memory a stream has yet to write (read before synchronisation);
- *   - leaks of memory and handles at aclFinalize and at exit.
+ *   - leaks of memory at a device reset (aclrtResetDevice, mcDeviceReset), and of memory and handles
+ *     (runtime and mcDNN objects) at aclFinalize and at exit.
+ *   - host dereferences of device memory: device allocations get pages of their own, inaccessible
+ *     while no API call is running, and the fault is reported before the process dies of it;
  * Other modules add their own findings (executor reuse, memcpy kinds, short workspaces, …).
  * Findings go to OPEMU_CHECK_REPORT (a file, one line each) or stderr. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include "internal.h"
 
 #define GRANULE 64 /* bytes tracked as one written/unwritten unit */
@@ -40,6 +46,8 @@ int opemu_strict(void)
     if (strict < 0) {
         const char *env = getenv("OPEMU_STRICT");
         strict = env && strcmp(env, "1") == 0;
+        if (env && *env && !strict && strcmp(env, "0") != 0)
+            opemu_setting_refused("OPEMU_STRICT", env, "0 or 1", "0");
     }
     return strict;
 }
@@ -127,8 +135,8 @@ void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const
         return;
     uint64_t offset = (uintptr_t)address - a.start;
     if (offset + nbytes > a.requested)
-        opemu_finding("out-of-bounds", "%s: %llu bytes at %p reach %llu bytes past the %llu requested from aclrtMalloc "
-                      "(inside the allocator's rounding to %llu)", what, (unsigned long long)nbytes, address,
+        opemu_finding("out-of-bounds", "%s: %llu bytes at %p reach %llu bytes past the %llu requested from the "
+                      "allocator (inside its rounding to %llu)", what, (unsigned long long)nbytes, address,
                       (unsigned long long)(offset + nbytes - a.requested), (unsigned long long)a.requested,
                       (unsigned long long)a.mapped);
     if (a.shadow == NULL)
@@ -145,11 +153,21 @@ void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const
     }
     for (uint64_t g = first; g <= last; g++) {
         if (!a.shadow->written[g]) {
-            opemu_finding("uninitialized-read", "%s reads device memory at %p never written since aclrtMalloc",
+            opemu_finding("uninitialized-read", "%s reads device memory at %p never written since its allocation",
                           what, (void *)(a.start + g * GRANULE));
             break;
         }
     }
+}
+
+void opemu_sanitize_transfer(void *dst, const void *src, uint64_t count, int is_set, int synchronous)
+{
+    if (!opemu_strict())
+        return;
+    opemu_allocation a;
+    if (!is_set && dst != src && opemu_memory_find(src, &a) && a.kind == OPEMU_MEM_DEVICE)
+        opemu_sanitize_access(src, count, synchronous ? 2 : 0, "the copy's source");
+    opemu_sanitize_access(dst, count, 1, is_set ? "the memset's destination" : "the copy's destination");
 }
 
 void opemu_sanitize_pending(const void *address, int delta)
@@ -162,32 +180,54 @@ void opemu_sanitize_pending(const void *address, int delta)
 typedef struct {
     unsigned long count;
     uint64_t bytes;
+    const char *when;
+    int32_t device; /* -1: every allocation */
 } leak_tally;
 
 static void tally(const opemu_allocation *a, void *context)
 {
     leak_tally *t = context;
+    if (t->device >= 0 && (a->kind != OPEMU_MEM_DEVICE || a->device != t->device))
+        return;
     t->count++;
     t->bytes += a->requested;
     if (t->count <= 16)
-        opemu_finding("leak", "%s memory at %p (%llu bytes) was never freed",
+        opemu_finding("leak", "%s memory at %p (%llu bytes) was never freed, at %s",
                       a->kind == OPEMU_MEM_DEVICE ? "device" : "host", (void *)a->start,
-                      (unsigned long long)a->requested);
+                      (unsigned long long)a->requested, t->when);
+}
+
+static void report_memory(int32_t device, const char *when)
+{
+    leak_tally t = {0, 0, when, device};
+    opemu_memory_each(tally, &t);
+    if (t.count > 16)
+        opemu_finding("leak", "%lu allocations (%llu bytes) were never freed, at %s", t.count,
+                      (unsigned long long)t.bytes, when);
+}
+
+/* Called before a device reset releases what the device holds (aclrtResetDevice, mcDeviceReset):
+ * memory the app never freed is a leak there, as compute-sanitizer reports it at cudaDeviceReset. */
+void opemu_sanitize_reset(int32_t device, const char *when)
+{
+    if (opemu_strict())
+        report_memory(device, when);
 }
 
 void opemu_sanitize_leaks(const char *when)
 {
     if (!opemu_strict() || __atomic_exchange_n(&leaks_reported, 1, __ATOMIC_SEQ_CST))
         return;
-    leak_tally t = {0, 0};
-    opemu_memory_each(tally, &t);
-    if (t.count > 16)
-        opemu_finding("leak", "%lu allocations (%llu bytes) were never freed, at %s", t.count,
-                      (unsigned long long)t.bytes, when);
+    report_memory(-1, when);
     static const struct { int kind; const char *name; } kinds[] = {
         {OPEMU_KIND_TENSOR, "aclTensor"}, {OPEMU_KIND_SCALAR, "aclScalar"}, {OPEMU_KIND_INT_ARRAY, "aclIntArray"},
         {OPEMU_KIND_TENSOR_LIST, "aclTensorList"}, {OPEMU_KIND_EXECUTOR, "aclOpExecutor"},
-        {OPEMU_KIND_EVENT, "aclrtEvent"}, {OPEMU_KIND_DATA_BUFFER, "aclDataBuffer"}};
+        {OPEMU_KIND_EVENT, "aclrtEvent"}, {OPEMU_KIND_DATA_BUFFER, "aclDataBuffer"},
+        {OPEMU_KIND_MCDNN_HANDLE, "mcdnnHandle_t"}, {OPEMU_KIND_MCDNN_TENSOR, "mcdnnTensorDescriptor_t"},
+        {OPEMU_KIND_MCDNN_ACTIVATION, "mcdnnActivationDescriptor_t"},
+        {OPEMU_KIND_MCDNN_POOLING, "mcdnnPoolingDescriptor_t"}, {OPEMU_KIND_MCDNN_LRN, "mcdnnLRNDescriptor_t"},
+        {OPEMU_KIND_MCDNN_DROPOUT, "mcdnnDropoutDescriptor_t"},
+        {OPEMU_KIND_MCDNN_SPATIAL_TF, "mcdnnSpatialTransformerDescriptor_t"}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t n = opemu_handle_count(kinds[i].kind);
         if (n)
@@ -197,6 +237,138 @@ void opemu_sanitize_leaks(const char *when)
     size_t streams = opemu_handle_count(OPEMU_KIND_STREAM) - opemu_handle_count(OPEMU_KIND_CONTEXT);
     if (streams)
         opemu_finding("leak", "%zu stream(s) were never destroyed, at %s", streams, when);
+}
+
+/* ---- host accesses to device memory ----
+ * On the device a host dereference of a device pointer faults. Under the sanitizer device memory
+ * is mmap'ed (whole pages, no heap neighbours) and kept PROT_NONE while no API call runs. Opening
+ * every allocation around every call measured 4 us per allocation per call (15 ms a call with
+ * 1000 allocations), so access is opened on demand instead: a fault in device memory while a call
+ * runs opens that allocation (one mprotect), and the last call to finish closes what was opened.
+ * A call that touches no device memory pays nothing. A fault while no call runs is the host
+ * dereferencing device memory: it is reported, then the process dies of it as on hardware. */
+typedef struct {
+    uintptr_t start;
+    uint64_t length;
+} open_block;
+
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int calls_running;
+static open_block *opened;
+static size_t opened_count, opened_capacity;
+static struct sigaction previous_segv;
+
+static uint64_t pages_of(uint64_t mapped)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    return (mapped + page - 1) / page * page;
+}
+
+static int guarded(int kind) { return opemu_strict() && kind == OPEMU_MEM_DEVICE; }
+
+/* Under guard_lock. */
+static void remember_open(uintptr_t start, uint64_t length)
+{
+    if (opened_count == opened_capacity) {
+        size_t capacity = opened_capacity ? 2 * opened_capacity : 64;
+        open_block *grown = realloc(opened, capacity * sizeof *grown);
+        if (grown == NULL)
+            return;
+        opened = grown;
+        opened_capacity = capacity;
+    }
+    opened[opened_count++] = (open_block){start, length};
+}
+
+static void on_segv(int signo, siginfo_t *info, void *context)
+{
+    opemu_allocation a;
+    if (opemu_memory_find(info->si_addr, &a) && a.kind == OPEMU_MEM_DEVICE) {
+        pthread_mutex_lock(&guard_lock);
+        int inside_a_call = calls_running > 0;
+        if (inside_a_call && mprotect((void *)a.start, pages_of(a.mapped), PROT_READ | PROT_WRITE) == 0)
+            remember_open(a.start, pages_of(a.mapped));
+        pthread_mutex_unlock(&guard_lock);
+        if (inside_a_call)
+            return; /* the access runs again, now allowed */
+        opemu_finding("host-access", "the host dereferenced device memory at %p (allocation %p, %llu bytes) outside "
+                      "any API call: on the device this faults, and so does this process", info->si_addr,
+                      (void *)a.start, (unsigned long long)a.requested);
+    }
+    /* the fault repeats when the handler returns: under the previous handler, or the default one */
+    sigaction(SIGSEGV, &previous_segv, NULL);
+    (void)signo;
+    (void)context;
+}
+
+static void install_segv_handler(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_segv;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &previous_segv);
+}
+
+int opemu_block_obtain(void **out, size_t alignment, uint64_t mapped, int kind)
+{
+    if (!guarded(kind))
+        return posix_memalign(out, alignment, mapped);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install_segv_handler);
+    void *p = mmap(NULL, pages_of(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    pthread_mutex_lock(&guard_lock); /* open while the allocating call runs, closed when calls end */
+    remember_open((uintptr_t)p, pages_of(mapped));
+    pthread_mutex_unlock(&guard_lock);
+    *out = p; /* page-aligned: every alignment the allocators ask for */
+    return 0;
+}
+
+void opemu_block_release(const opemu_allocation *a)
+{
+    if (!guarded(a->kind)) {
+        free((void *)a->start);
+        return;
+    }
+    pthread_mutex_lock(&guard_lock); /* forget it, or a later mapping at the same address would be closed */
+    for (size_t i = 0; i < opened_count; i++)
+        if (opened[i].start == a->start)
+            opened[i--] = opened[--opened_count];
+    munmap((void *)a->start, pages_of(a->mapped));
+    pthread_mutex_unlock(&guard_lock);
+}
+
+void opemu_block_host_accessible(const void *start)
+{
+    if (!opemu_strict())
+        return;
+    pthread_mutex_lock(&guard_lock); /* out of the list the last call closes: never protected */
+    for (size_t i = 0; i < opened_count; i++)
+        if (opened[i].start == (uintptr_t)start)
+            opened[i--] = opened[--opened_count];
+    pthread_mutex_unlock(&guard_lock);
+}
+
+void opemu_sanitize_enter(void)
+{
+    if (opemu_strict())
+        __atomic_add_fetch(&calls_running, 1, __ATOMIC_SEQ_CST);
+}
+
+void opemu_sanitize_leave(void)
+{
+    if (!opemu_strict())
+        return;
+    pthread_mutex_lock(&guard_lock);
+    if (__atomic_sub_fetch(&calls_running, 1, __ATOMIC_SEQ_CST) == 0) {
+        for (size_t i = 0; i < opened_count; i++)
+            mprotect((void *)opened[i].start, opened[i].length, PROT_NONE);
+        opened_count = 0;
+    }
+    pthread_mutex_unlock(&guard_lock);
 }
 
 __attribute__((destructor)) static void at_exit(void)

@@ -493,13 +493,20 @@ OPEMU_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t
     return aclrtSynchronizeEvent(event);
 }
 
-static int wait_event_task(void *event)
+/* A wait names the stream of the record it waits for, taken when the wait is issued: the app may
+ * destroy the event before the waiting stream runs (CANN 8 allows it: the event's resources go
+ * when the wait completes), and a later record must not change what an earlier wait waits for. */
+typedef struct {
+    opemu_stream *recording; /* NULL: nothing to wait for (never recorded, or already complete) */
+    opemu_event *event;      /* for its count of pending waits, while it lives */
+} pending_wait;
+
+static int wait_stream_task(void *payload)
 {
-    if (!opemu_handle_is(event, OPEMU_KIND_EVENT))
-        return 0;
-    opemu_event *e = event;
-    __atomic_fetch_sub(&e->waits_pending, 1, __ATOMIC_RELAXED);
-    return wait_for_event(e);
+    pending_wait *w = payload;
+    if (opemu_handle_is(w->event, OPEMU_KIND_EVENT))
+        __atomic_fetch_sub(&w->event->waits_pending, 1, __ATOMIC_RELAXED);
+    return w->recording && opemu_handle_is(w->recording, OPEMU_KIND_STREAM) ? opemu_stream_drain(w->recording) : 0;
 }
 
 static aclError wait_event(aclrtStream stream, aclrtEvent event, const char *api)
@@ -508,10 +515,15 @@ static aclError wait_event(aclrtStream stream, aclrtEvent event, const char *api
     opemu_event *e = live_event(event, api, &rc);
     if (e == NULL)
         return rc;
-    if (opemu_stream_resolve(stream, &rc) == NULL)
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
         return rc;
+    pending_wait *w = malloc(sizeof *w);
+    if (w == NULL)
+        return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
+    *w = (pending_wait){e->recorded && !e->completed ? e->stream : NULL, e};
     __atomic_fetch_add(&e->waits_pending, 1, __ATOMIC_RELAXED);
-    return submit_event_task(event, stream, wait_event_task, api);
+    return opemu_stream_submit(s, wait_stream_task, free, w);
 }
 
 OPEMU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)

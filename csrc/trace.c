@@ -1,6 +1,7 @@
 /* OPEMU_TRACE=<file>: one JSON line per API call — function, arguments (tensors with their shape,
  * dtype, strides and data pointer), status, duration, thread. The generated shims call these
  * functions only when tracing is on, so a normal call pays one branch. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +16,69 @@ static FILE *trace_file;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread opemu_trace *current; /* the call in progress on this thread, for the sanitizer */
 
+/* OPEMU_TRACE with "%p" in it names one file per process (the pid replaces it); without, each run
+ * starts the file afresh rather than appending to the last run's records. */
+static FILE *open_trace_file(const char *pattern)
+{
+    char path[4096];
+    const char *mark = strstr(pattern, "%p");
+    if (mark)
+        snprintf(path, sizeof path, "%.*s%d%s", (int)(mark - pattern), pattern, (int)getpid(), mark + 2);
+    else
+        snprintf(path, sizeof path, "%s", pattern);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        fprintf(stderr, "opemu: OPEMU_TRACE=%s: cannot write %s: %s\n", pattern, path, strerror(errno));
+    return f;
+}
+
+/* mcDNN's API log, cuDNN 8's by name (MCDNN_LOGINFO_DBG=1: every mcdnn call; MCDNN_LOGERR_DBG=1:
+ * failed ones) to MCDNN_LOGDEST_DBG (stdout, stderr or a file name); nothing without a destination. */
+static FILE *mcdnn_log;
+static int mcdnn_log_info, mcdnn_log_errors;
+
+static int env_is_one(const char *name)
+{
+    const char *value = getenv(name);
+    return value && strcmp(value, "1") == 0;
+}
+
+static void open_mcdnn_log(void)
+{
+    const char *dest = getenv("MCDNN_LOGDEST_DBG");
+    mcdnn_log_info = env_is_one("MCDNN_LOGINFO_DBG");
+    mcdnn_log_errors = mcdnn_log_info || env_is_one("MCDNN_LOGERR_DBG") || env_is_one("MCDNN_LOGWARN_DBG");
+    if (!mcdnn_log_errors || dest == NULL || *dest == 0)
+        return;
+    mcdnn_log = strcmp(dest, "stdout") == 0 ? stdout : strcmp(dest, "stderr") == 0 ? stderr : open_trace_file(dest);
+}
+
+static void log_mcdnn_call(const opemu_trace *t, const char *function, long long status, double start_us)
+{
+    if (mcdnn_log == NULL || strncmp(function, "mcdnn", 5) != 0 || (status == 0 && !mcdnn_log_info))
+        return;
+    char mark = status ? 'e' : 'i';
+    pthread_mutex_lock(&lock);
+    fprintf(mcdnn_log, "%c! mcDNN (v%d) function %s() called:\n", status ? 'E' : 'I', MCDNN_VERSION, function);
+    if (status)
+        fprintf(mcdnn_log, "%c!     Error: %s; Reason: %s\n", mark,
+                mcdnnGetErrorString((mcdnnStatus_t)status),
+                opemu_error_serial() != t->error_mark ? opemu_error_last() : "");
+    fprintf(mcdnn_log, "%c!     Call: %s}}\n", mark, t->text); /* the record so far: arguments, not yet closed */
+    fprintf(mcdnn_log, "%c! Time: %.6f s (monotonic clock); Process=%d; Thread=%ld.\n\n", mark, start_us / 1e6,
+            (int)getpid(), (long)syscall(SYS_gettid));
+    fflush(mcdnn_log);
+    pthread_mutex_unlock(&lock);
+}
+
 /* The sanitizer needs the record too: it names the call behind each finding. */
 __attribute__((constructor)) static void open_trace(void)
 {
     const char *path = getenv("OPEMU_TRACE");
     if (path && *path)
-        trace_file = fopen(path, "a");
-    opemu_trace_enabled = trace_file != NULL || opemu_strict();
+        trace_file = open_trace_file(path);
+    open_mcdnn_log();
+    opemu_trace_enabled = trace_file != NULL || mcdnn_log != NULL || opemu_strict();
 }
 
 const char *opemu_trace_current(void)
@@ -60,7 +117,9 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->text[0] = 0;
     append(t, "{\"function\": \"%s\", \"args\": {", function);
     t->start_us = now_us();
+    t->error_mark = opemu_error_serial();
     current = t;
+    opemu_sanitize_enter();
 }
 
 void opemu_trace_integer(opemu_trace *t, const char *name, long long value)
@@ -125,10 +184,19 @@ void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tenso
 void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
 {
     current = NULL;
+    opemu_sanitize_leave();
+    if (mcdnn_log) {
+        char function[128];
+        const char *name = t->text + strlen("{\"function\": \"");
+        snprintf(function, sizeof function, "%.*s", (int)strcspn(name, "\""), name);
+        log_mcdnn_call(t, function, status, t->start_us);
+    }
     if (trace_file == NULL)
         return;
     double duration = now_us() - t->start_us;
     append(t, "}, \"status\": %lld", status);
+    if (opemu_error_serial() != t->error_mark) /* the message this call set, as the app would read it */
+        opemu_trace_string(t, "message", opemu_error_last());
     if (returned)
         append(t, ", \"returned\": \"%p\"", returned);
     append(t, ", \"duration_us\": %.3f, \"thread\": %ld}\n", duration, (long)syscall(SYS_gettid));

@@ -16,8 +16,6 @@
 #define GRANULARITY (2ULL << 20)
 #define MAX_MAPPINGS 4096
 
-/* Handle kinds of this file, far from the shared OPEMU_KIND_* numbers (bridge_api.h). */
-enum { KIND_RESERVATION = 0x7601, KIND_PHYSICAL = 0x7602 };
 
 typedef struct physical {
     int fd;
@@ -66,7 +64,7 @@ static void register_runs(reservation *r, int add)
         while (j < r->n_maps && r->maps[j].start == r->maps[j - 1].start + r->maps[j - 1].size)
             size += r->maps[j++].size;
         if (add)
-            opemu_memory_register((void *)r->maps[i].start, size, r->device);
+            opemu_memory_register((void *)r->maps[i].start, size, r->device, OPEMU_BORROWED_MAPPING);
         else
             opemu_memory_unregister((void *)r->maps[i].start);
         i = j;
@@ -125,42 +123,38 @@ OPEMU_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t 
     if (flags > 1) /* 1 is kept for compatibility with early releases */
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtReserveMemAddress: flags %llu must be 0",
                           (unsigned long long)flags);
-    if (size % GRANULARITY != 0)
-        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "aclrtReserveMemAddress: size %zu is not a multiple of the granularity %llu", size,
-                          GRANULARITY);
     if (alignment != 0 && (alignment & (alignment - 1)) != 0)
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtReserveMemAddress: alignment %zu is not a power of 2",
                           alignment);
     opemu_context *ctx = opemu_current_context();
     if (ctx == NULL)
         return ACL_ERROR_RT_CONTEXT_NULL;
+    /* the range is whole granules (callers such as llama.cpp reserve the device's total memory,
+     * whatever its size); mappings inside it are granule-aligned */
     uint64_t align = alignment > GRANULARITY ? alignment : GRANULARITY;
-    uint64_t span;
-    if (__builtin_add_overflow((uint64_t)size, align, &span) || span > (1ULL << 47))
+    if (size > (1ULL << 47) || align > (1ULL << 46))
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtReserveMemAddress: cannot reserve %zu bytes", size);
+    uint64_t whole = (size + GRANULARITY - 1) / GRANULARITY * GRANULARITY;
+    uint64_t span = whole + align; /* room to align the start, given back below */
     /* expectPtr is a hint: the range starts there when that part of the address space is free */
     void *base = mmap(expectPtr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtReserveMemAddress: cannot reserve %zu bytes", size);
     uintptr_t start = ((uintptr_t)base + align - 1) & ~(uintptr_t)(align - 1);
-    if (expectPtr == base)
-        start = (uintptr_t)base;
-    /* give back the alignment slack on both sides */
+    uintptr_t end = (uintptr_t)base + span, kept = start + whole;
     if (start > (uintptr_t)base)
         munmap(base, start - (uintptr_t)base);
-    uintptr_t end = (uintptr_t)base + span;
-    if (end > start + size)
-        munmap((void *)(start + size), end - (start + size));
+    if (end > kept)
+        munmap((void *)kept, end - kept);
     reservation *r = calloc(1, sizeof *r);
     r->start = start;
-    r->size = size;
+    r->size = whole;
     r->device = ctx->device;
     pthread_mutex_lock(&lock);
     r->next = reservations;
     reservations = r;
     pthread_mutex_unlock(&lock);
-    opemu_handle_add((void *)start, KIND_RESERVATION);
+    opemu_handle_add((void *)start, OPEMU_KIND_VIRTUAL_RANGE);
     *virPtr = (void *)start;
     return ACL_SUCCESS;
 }
@@ -169,7 +163,7 @@ OPEMU_EXPORT aclError aclrtReleaseMemAddress(void *virPtr)
 {
     if (virPtr == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtReleaseMemAddress: virPtr is null");
-    if (!known(virPtr, KIND_RESERVATION))
+    if (!known(virPtr, OPEMU_KIND_VIRTUAL_RANGE))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "aclrtReleaseMemAddress: %p is not the start of a range aclrtReserveMemAddress reserved",
                           virPtr);
@@ -226,7 +220,7 @@ OPEMU_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size
     p->fd = fd;
     p->size = size;
     p->device = device;
-    opemu_handle_add(p, KIND_PHYSICAL);
+    opemu_handle_add(p, OPEMU_KIND_PHYSICAL_MEMORY);
     *handle = p;
     return ACL_SUCCESS;
 }
@@ -235,7 +229,7 @@ OPEMU_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
 {
     if (handle == NULL)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFreePhysical: handle is null");
-    if (!known(handle, KIND_PHYSICAL))
+    if (!known(handle, OPEMU_KIND_PHYSICAL_MEMORY))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "aclrtFreePhysical: %p is not a live handle from aclrtMallocPhysical", handle);
     physical *p = handle;
@@ -259,7 +253,7 @@ OPEMU_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclr
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: size must be positive");
     if (flags != 0)
         return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMapMem: flags %llu must be 0", (unsigned long long)flags);
-    if (!known(handle, KIND_PHYSICAL))
+    if (!known(handle, OPEMU_KIND_PHYSICAL_MEMORY))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtMapMem: %p is not a live handle from aclrtMallocPhysical",
                           handle);
     physical *p = handle;

@@ -6,6 +6,7 @@ import ctypes
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import conftest
 
@@ -67,7 +68,8 @@ class Buffer:
     def __init__(self, count, dtype, fill=np.nan, values=None):
         self.dtype = np.dtype(dtype)
         self.count = max(int(count), 1)
-        host = np.full(self.count, fill if self.dtype.kind in "fcV" or self.dtype == TYPES["B"] else 0).astype(self.dtype)
+        floating = self.dtype.kind in "fc" or self.dtype == TYPES["B"]
+        host = np.full(self.count, fill if floating else 0).astype(self.dtype)
         if values is not None:
             host[:len(values)] = values
         self.address = c_void_p()
@@ -161,3 +163,35 @@ class Handle:
 
     def destroy(self):
         assert lib().mcblasDestroy(self.handle) == 0
+
+
+@pytest.fixture(scope="module")
+def handle():
+    """A live handle for a test module (its raw pointer)."""
+    h = Handle()
+    yield h.handle
+    h.destroy()
+
+
+# ---- float64 references of the operands' forms ----
+
+def op(a, trans):
+    return a if trans == OP_N else (a.T if trans == OP_T else a.conj().T)
+
+
+def triangle(a, uplo, diag):
+    """The triangle stored in a's uplo part (unit diagonal: ones)."""
+    tri = np.tril(a) if uplo == LOWER else np.triu(a)
+    if diag == UNIT:
+        np.fill_diagonal(tri, 1)
+    return tri
+
+
+def symmetric_from(a, uplo, hermitian):
+    """The symmetric (Hermitian) matrix of a's uplo triangle."""
+    tri = np.tril(a) if uplo == LOWER else np.triu(a)
+    strict = tri - np.diag(np.diag(tri))
+    full = tri + (strict.conj().T if hermitian else strict.T)
+    if hermitian:
+        np.fill_diagonal(full, np.diag(full).real)
+    return full

@@ -1,5 +1,6 @@
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # same ABI, e.g. a real toolkit, given its prefix. Tests of opemu's own switches are then skipped.
 TARGET = os.environ.get("OPEMU_TARGET_PREFIX")
 opemu_only = pytest.mark.skipif(TARGET is not None, reason="exercises opemu's own switches or tools")
+# The vendor-style log files (plog) of the programs the tests run go to a scratch directory, not ~/ascend/log.
+os.environ.setdefault("ASCEND_PROCESS_LOG_PATH", tempfile.mkdtemp(prefix="opemu-plog-"))
 
 
 def toolkit():
@@ -28,6 +31,16 @@ def ops_nn_compile(source, output):
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr, result.stderr
+    return output
+
+
+def compile_source(build_dir, name, text, libraries, library_dir="lib64"):
+    """A small C++ program a test writes out, built against the toolkit under test."""
+    home = toolkit()
+    source, output = build_dir / (name + ".cpp"), build_dir / name
+    source.write_text(text)
+    subprocess.run(["g++", str(source), "-o", str(output), "-I%s/include" % home, "-L%s/%s" % (home, library_dir),
+                    *("-l" + library for library in libraries)], check=True)
     return output
 
 

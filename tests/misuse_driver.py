@@ -22,6 +22,7 @@ POINTERS = ("handle", "data", "string", "function")
 # anyone (the vendor's library reads and writes it as told), so only handles get garbage.
 SMALL = {"signed": [-1, 0, 1, 3, 64], "unsigned": [0, 1, 3, 64, 4096], "float": [0.0, -1.0, 0.5, float("nan")]}
 BUFFER = 1 << 16
+SIZE_PARAMETERS = ("count", "N", "width", "height")
 
 
 class StructReturned(ctypes.Structure):
@@ -101,9 +102,10 @@ def main(seed, examples, start):
                 result = "struct"
             elif returns in POINTERS or meta["returns"] == "void":
                 result = None if not result else "non-null"
-            counts = [a for (param, _), a in zip(meta["params"], args) if param == "count"]
+            # the transfer size: a zero anywhere (a 2D copy's width or height, a 32-bit set's N) is none
+            counts = [a for (param, _), a in zip(meta["params"], args) if param in SIZE_PARAMETERS]
             print("result %d %s %s %s %s %s" % (index, name, scenario, json.dumps(result), int(garbage),
-                                                 counts[0] if counts else "-"), flush=True)
+                                                 min(counts) if counts else "-"), flush=True)
     print("done", flush=True)
 
 

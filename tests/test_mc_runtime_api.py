@@ -26,6 +26,7 @@ CASES = {
     "memset_2d": {},
     "malloc_async_and_the_default_pool": {},
     "pool_release_threshold_and_trim": {},
+    "malloc_async_allocates_on_the_streams_device": {},
     "pool_errors": {},
     "device_attributes_match_properties": {},
     "device_properties": {},

@@ -167,9 +167,10 @@ def test_copies_to_memory_that_is_not_device_memory_are_mapping_errors():
 
 
 def test_an_unimplemented_function_is_not_supported_with_its_name(handle):
-    out = np.zeros(4, np.float32)
-    assert call("mcblasSrotg", handle, host_ref(out), host_ref(out), host_ref(out), host_ref(out)) == NOT_SUPPORTED
-    assert "mcblasSrotg" in recent_error()
+    out = np.zeros(8, np.float32)
+    assert call("mcblasSrotmg", handle, host_ref(out), host_ref(out), host_ref(out), host_ref(out),
+                host_ref(out)) == NOT_SUPPORTED
+    assert "mcblasSrotmg" in recent_error()
 
 
 @pytest.fixture(scope="module")
@@ -187,3 +188,34 @@ def test_opemu_check_sees_what_mcblas_kernels_read_and_write(check_probe, kind):
                 if line.startswith("opemu check: [")}
     assert findings == (set() if kind == "clean" else {kind}), result.stdout
     assert (result.returncode == 0) == (kind == "clean")
+
+
+@pytest.fixture
+def deferred(monkeypatch):
+    """Streams that run their work at synchronisation, as a device would, not at the call."""
+    monkeypatch.setenv("OPEMU_STREAM", "deferred")
+
+
+def test_deferred_work_runs_in_stream_order_and_a_host_result_waits_for_it(handle, deferred):
+    stream = c_void_p()
+    assert lib().mcStreamCreate(ctypes.byref(stream)) == 0
+    assert call("mcblasSetStream", handle, stream) == SUCCESS
+    x = Buffer(4, np.float32, fill=1)
+    three, total = np.full(1, 3, np.float32), np.zeros(1, np.float32)
+    assert call("mcblasSscal", handle, 4, host_ref(three), x.pointer, 1) == SUCCESS
+    assert call("mcblasSasum", handle, 4, x.pointer, 1, host_ref(total)) == SUCCESS
+    assert total[0] == 12  # the scal ran first, and the call returned once the sum was stored
+    assert lib().mcStreamDestroy(stream) == 0
+
+
+def test_a_deferred_fault_surfaces_at_synchronisation(handle, deferred):
+    stream = c_void_p()
+    assert lib().mcStreamCreate(ctypes.byref(stream)) == 0
+    assert call("mcblasSetStream", handle, stream) == SUCCESS
+    d = Buffer(16, np.float32, fill=0)
+    one, zero = np.ones(1, np.float32), np.zeros(1, np.float32)
+    assert call("mcblasSgemm", handle, 0, 0, 4, 4096, 4, host_ref(one), d.pointer, 4, d.pointer, 4, host_ref(zero),
+                d.pointer, 4) == SUCCESS  # queued: nothing has touched memory yet
+    assert lib().mcStreamSynchronize(stream) == 700  # mcErrorIllegalAddress
+    assert "illegal memory access" in recent_error()
+    assert lib().mcStreamDestroy(stream) == 0

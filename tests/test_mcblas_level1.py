@@ -41,14 +41,7 @@ def scalar_arg(value, letter, mode, keep):
 
 def result_arg(letter, mode, keep):
     """Where a reduction stores: returns (argument, read-back function)."""
-    dtype = np.dtype(np.int32) if letter == "I" else TYPES[letter]
-    if mode == HOST:
-        host = np.full(1, 7, dtype)
-        keep.append(host)
-        return host_ref(host), lambda: host[0]
-    buffer = Buffer(1, dtype, fill=7)
-    keep.append(buffer)
-    return buffer.pointer, lambda: buffer.read()[0]
+    return result_arg_of(np.dtype(np.int32) if letter == "I" else TYPES[letter], 7, mode, keep)
 
 
 LETTERS = ["S", "D", "C", "Z"]
@@ -147,8 +140,8 @@ def test_rot_applies_the_plane_rotation(handle, mode, name, letter, s_letter):
     c = 0.6
     s = 0.8 if TYPES[s_letter].kind != "c" else 0.48 + 0.64j
     dx, dy = vector(x, TYPES[letter], 1), vector(y, TYPES[letter], 2)
-    assert call("mcblas" + name, handle.handle, n, dx.pointer, 1, dy.pointer, 2, scalar_arg(c, REAL[letter], mode, keep),
-                scalar_arg(s, s_letter, mode, keep)) == 0
+    cos, sin = scalar_arg(c, REAL[letter], mode, keep), scalar_arg(s, s_letter, mode, keep)
+    assert call("mcblas" + name, handle.handle, n, dx.pointer, 1, dy.pointer, 2, cos, sin) == 0
     close(read_vector(dx, n, 1), c * x + s * y, letter)
     close(read_vector(dy, n, 2), c * y - np.conj(s) * x, letter)
 
@@ -250,3 +243,33 @@ def test_ex_routines_reject_combinations_cublas_does_not_offer(handle, case, typ
     assert call("mcblasAxpyEx", handle.handle, 4, host_ref(alpha), alpha_type, d.pointer, x_type, 1, d.pointer, y_type,
                 1, execution) == NOT_SUPPORTED, case
     assert "mcblasAxpyEx" in recent_error()
+
+
+@pytest.mark.parametrize("letter", LETTERS)
+@pytest.mark.parametrize("a,b", [(3.0, 4.0), (-5.0, 2.0), (0.0, 0.0), (0.0, 2.0)])
+def test_rotg_builds_the_rotation_that_zeroes_b(handle, mode, letter, a, b):
+    t, real = TYPES[letter], TYPES[REAL[letter]]
+    if t.kind == "c":
+        a, b = a * (1 + 0.5j), b * (0.5 - 1j)
+    keep = []
+    cells = {}
+    for name, value, dtype in (("a", a, t), ("b", b, t), ("c", 9, real), ("s", 9, t)):
+        pointer, read = result_arg_of(dtype, value, mode, keep)
+        cells[name] = (pointer, read)
+    assert call("mcblas%srotg" % letter, handle.handle, *(cells[n][0] for n in "abcs")) == SUCCESS, recent_error()
+    r, cos, sin = (complex(cells[n][1]()) for n in "acs")
+    close(cos * a + sin * b, r, letter, scale=4)      # (a, b) turns into (r, 0)
+    close(-np.conj(sin) * a + cos * b, 0, letter, scale=4)
+    close(abs(cos) ** 2 + abs(sin) ** 2, 1, letter)
+    close(abs(r), np.hypot(abs(a), abs(b)), letter, scale=4)
+
+
+def result_arg_of(dtype, value, mode, keep):
+    """An in-out scalar holding `value`, on the host or the device by the pointer mode."""
+    if mode == HOST:
+        host = np.full(1, value, dtype)
+        keep.append(host)
+        return host_ref(host), lambda: host[0]
+    buffer = Buffer(1, dtype, values=[value])
+    keep.append(buffer)
+    return buffer.pointer, lambda: buffer.read()[0]

@@ -4,23 +4,13 @@ their INVALID_VALUE checks."""
 import numpy as np
 import pytest
 
-from blas import (INVALID_VALUE, LOWER, NON_UNIT, OP_C, OP_N, OP_T, SUCCESS, TYPES, UNIT, UPPER, Buffer, Handle, call,
-                  c_longlong, close, host_ref, matrix, random, read_matrix, read_vector, recent_error, scalar, vector)
+from blas import (INVALID_VALUE, LOWER, NON_UNIT, OP_C, OP_N, OP_T, SUCCESS, TYPES, UNIT, UPPER, Buffer, c_longlong,
+                  call, close, handle, host_ref, matrix, op, random, read_matrix, read_vector, recent_error, scalar,
+                  symmetric_from, triangle, vector)
 from conftest import opemu_only
 
 pytestmark = [opemu_only]
 LETTERS = ["S", "D", "C", "Z"]
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
-def op(a, trans):
-    return a if trans == OP_N else (a.T if trans == OP_T else a.conj().T)
 
 
 def host(value, letter):
@@ -63,15 +53,6 @@ def test_ger_rank_one_update(handle, name, letter, conjugate):
     close(read_matrix(da, m, n, lda), a + 0.5 * np.outer(x, np.conj(y) if conjugate else y), letter, scale=2)
 
 
-def symmetric_from(a, uplo, hermitian):
-    tri = np.tril(a) if uplo == LOWER else np.triu(a)
-    strict = tri - np.diag(np.diag(tri))
-    full = tri + (strict.conj().T if hermitian else strict.T)
-    if hermitian:
-        np.fill_diagonal(full, np.diag(full).real)
-    return full
-
-
 @pytest.mark.parametrize("name,letter,hermitian", [("Ssymv", "S", False), ("Dsymv", "D", False), ("Csymv", "C", False),
                                                    ("Zsymv", "Z", False), ("Chemv", "C", True), ("Zhemv", "Z", True)])
 @pytest.mark.parametrize("uplo", [LOWER, UPPER])
@@ -86,13 +67,6 @@ def test_symv_reads_one_triangle(handle, name, letter, hermitian, uplo):
     assert call("mcblas" + name, handle, uplo, n, host(2.0, letter), da.pointer, lda, dx.pointer, 1,
                 host(1.0, letter), dy.pointer, 2) == 0
     close(read_vector(dy, n, 2), 2.0 * symmetric_from(a, uplo, hermitian) @ x + y, letter, scale=4)
-
-
-def triangle(a, uplo, diag):
-    tri = np.tril(a) if uplo == LOWER else np.triu(a)
-    if diag == UNIT:
-        np.fill_diagonal(tri, 1)
-    return tri
 
 
 @pytest.mark.parametrize("letter", LETTERS)

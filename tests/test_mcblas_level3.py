@@ -7,9 +7,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from blas import (DEVICE, EXECUTION_FAILED, INVALID_VALUE, LEFT, LOWER, NON_UNIT, NOT_SUPPORTED,
-                  OP_C, OP_N, OP_T, RIGHT, SUCCESS, TYPES, UNIT, UPPER, Buffer, Handle, c_longlong, call, close,
-                  host_ref, lib, matrix, random, read_matrix, recent_error, scalar, vector)
+from blas import (DEVICE, EXECUTION_FAILED, INVALID_VALUE, LEFT, LOWER, NON_UNIT, NOT_SUPPORTED, OP_C, OP_N, OP_T,
+                  RIGHT, SUCCESS, TYPES, UNIT, UPPER, Buffer, Handle, c_longlong, call, close, handle, host_ref, lib,
+                  matrix, op, random, read_matrix, recent_error, scalar, symmetric_from, triangle, vector)
 from conftest import opemu_only
 
 pytestmark = [opemu_only]
@@ -22,20 +22,9 @@ FAST_16F, FAST_16BF, FAST_TF32 = 74, 75, 77
 TF32_TENSOR_OP_MATH, DEFAULT_MATH = 3, 0
 
 
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
 def host(value, dtype):
     key = (value, np.dtype(dtype).str)
     return host_ref(KEEP.setdefault(key, scalar(value, dtype)))
-
-
-def op(a, trans):
-    return a if trans == OP_N else (a.T if trans == OP_T else a.conj().T)
 
 
 def stored(trans, rows, cols):
@@ -47,7 +36,8 @@ def stored(trans, rows, cols):
 def test_gemm(handle, letter, transa, transb):
     m, n, k = 5, 4, 6
     lda, ldb, ldc = stored(transa, m, k)[0] + 2, stored(transb, k, n)[0] + 1, m + 3
-    a, b, c = random(stored(transa, m, k), letter, 1), random(stored(transb, k, n), letter, 2), random((m, n), letter, 3)
+    a, b = random(stored(transa, m, k), letter, 1), random(stored(transb, k, n), letter, 2)
+    c = random((m, n), letter, 3)
     t = TYPES[letter]
     da, db, dc = matrix(a, t, lda), matrix(b, t, ldb), matrix(c, t, ldc)
     alpha, beta = (0.5 + 0.25j, -1.5j) if t.kind == "c" else (0.5, -1.5)
@@ -286,13 +276,6 @@ def test_dgmm(handle, mode):
     close(read_matrix(dc, m, n), np.diag(x) @ a if mode == LEFT else a @ np.diag(x), "Z")
 
 
-def triangle(a, uplo, diag):
-    tri = np.tril(a) if uplo == LOWER else np.triu(a)
-    if diag == UNIT:
-        np.fill_diagonal(tri, 1)
-    return tri
-
-
 @pytest.mark.parametrize("letter", ["S", "Z"])
 @pytest.mark.parametrize("side", [LEFT, RIGHT])
 @pytest.mark.parametrize("uplo", [LOWER, UPPER])
@@ -313,15 +296,6 @@ def test_trsm_solves_and_trmm_multiplies(handle, letter, side, uplo, trans, diag
                 db.pointer, m + 2) == SUCCESS
     x = read_matrix(db, m, n, m + 2)
     close(tri @ x if side == LEFT else x @ tri, 2 * b, letter, scale=4)
-
-
-def symmetric_from(a, uplo, hermitian):
-    tri = np.tril(a) if uplo == LOWER else np.triu(a)
-    strict = tri - np.diag(np.diag(tri))
-    full = tri + (strict.conj().T if hermitian else strict.T)
-    if hermitian:
-        np.fill_diagonal(full, np.diag(full).real)
-    return full
 
 
 @pytest.mark.parametrize("name,letter,trans,hermitian", [

@@ -44,3 +44,37 @@ def test_the_header_also_works_from_include_mcblas(build_dir, tmp_path):
                       .replace("<mcblas/mcblas.h>", "<mcblas.h>"))
     executable = build(source, build_dir / "mcblas_sample_flat", "-I%s/include/mcblas" % opemu.prefix())
     assert run_program(executable).returncode == 0
+
+
+LEGACY = r"""
+#include <cstdio>
+#include <mc_runtime.h>
+#include <mcblas/mcblas.h>
+int main()
+{
+    float *a;
+    float host[16];
+    for (int i = 0; i < 16; i++)
+        host[i] = 1.0f;
+    mcMalloc((void **)&a, sizeof host);
+    mcblasSetVector(16, sizeof(float), host, 1, a, 1);
+    mcblasHandle_t h;
+    mcblasCreate(&h);
+    const float one = 1.0f, zero = 0.0f;
+    mcblasStatus_t ok = mcblasGemmEx(h, MCBLAS_OP_N, MCBLAS_OP_N, 4, 4, 4, &one, a, MACA_R_32F, 4, a, MACA_R_32F, 4,
+                                     &zero, a, MACA_R_32F, 4, MACA_R_32F, MCBLAS_GEMM_DEFAULT);
+    mcblasGetVector(16, sizeof(float), a, 1, host, 1);
+    mcblasStatus_t bad = mcblasGemmEx(h, MCBLAS_OP_N, MCBLAS_OP_N, 4, 4, 4, &one, a, MACA_R_32F, 4, a, MACA_R_32F, 4,
+                                      &zero, a, MACA_R_32F, 4, MACA_R_8U, MCBLAS_GEMM_DEFAULT);
+    printf("%d %d %g\n", (int)ok, (int)bad, host[0]);
+    return mcblasDestroy(h);
+}
+"""
+
+
+def test_cpp_gemm_ex_still_takes_a_data_type_as_compute_type(build_dir, tmp_path):
+    """cuBLAS 11's C++ overloads: MACA_R_32F as the compute type means COMPUTE_32F; others are NOT_SUPPORTED."""
+    source = tmp_path / "legacy.cpp"
+    source.write_text(LEGACY)
+    result = run_program(build(source, build_dir / "mcblas_legacy"))
+    assert result.returncode == 0 and result.stdout.split() == ["0", "15", "4"], result.stdout + result.stderr

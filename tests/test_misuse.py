@@ -29,7 +29,8 @@ CHILD_TIMEOUT = 300
 UNUSED = {"mcdnnQueryRuntimeError"}
 # Reference §2.8: a copy or set of count 0 returns success before anything else is looked at (the
 # mc runtime answers zero-length transfers the same way).
-ZERO_COUNT_FIRST = {"aclrtMemcpyAsync", "aclrtMemsetAsync", "mcMemcpyAsync", "mcMemsetAsync"}
+ZERO_COUNT_FIRST = {"aclrtMemcpyAsync", "aclrtMemsetAsync", "aclrtMemcpy2dAsync", "aclrtMemsetD32Async", "mcMemcpyAsync",
+                    "mcMemsetAsync"}
 
 
 def documented_invalid_statuses():

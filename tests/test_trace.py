@@ -37,7 +37,7 @@ def test_summarize_counts_failures_and_time(probe, tmp_path):
                          capture_output=True, text=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("aclrtFree "))
     assert line.split()[1:3] == ["5", "4"]
-    assert "107000 x3" in line and "100000 x1" in line
+    assert "107000 ACL_ERROR_RT_PARAM_INVALID x3" in line and "100000 ACL_ERROR_INVALID_PARAM x1" in line
 
 
 def test_no_trace_file_without_the_variable(embedding_sample, tmp_path):

@@ -2,6 +2,7 @@
 // each synchronised) and the cost of tiny calls (mcblasSaxpy n=1, mcblasSgemm 4^3) averaged over a loop.
 // Prints `name value` lines for bench/mcblas.py.
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
@@ -12,6 +13,14 @@
 static double now_ms()
 {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/* The process's CPU time: on a shared machine a tiny call's own cost, without the waits for a core. */
+static double cpu_ms()
+{
+    timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 #define CHECK(call)                                                                               \
@@ -52,18 +61,20 @@ int main(int argc, char **argv)
 
     const int calls = 20000;
     for (int round = 0; round < 2; round++) {  // the first round warms up
-        double start = now_ms();
+        double start = now_ms(), cpu = cpu_ms();
         for (int i = 0; i < calls; i++)
             CHECK(mcblasSaxpy(handle, 1, &one, a, 1, c, 1));
         CHECK(mcDeviceSynchronize());
-        double saxpy = (now_ms() - start) * 1000.0 / calls;
+        double saxpy = (now_ms() - start) * 1000.0 / calls, saxpy_cpu = (cpu_ms() - cpu) * 1000.0 / calls;
         start = now_ms();
+        cpu = cpu_ms();
         for (int i = 0; i < calls; i++)
             CHECK(mcblasSgemm(handle, MCBLAS_OP_N, MCBLAS_OP_N, 4, 4, 4, &one, a, 4, b, 4, &zero, c, 4));
         CHECK(mcDeviceSynchronize());
-        double sgemm = (now_ms() - start) * 1000.0 / calls;
+        double sgemm = (now_ms() - start) * 1000.0 / calls, sgemm_cpu = (cpu_ms() - cpu) * 1000.0 / calls;
         if (round == 1)
-            printf("saxpy_tiny_us %f\nsgemm_tiny_us %f\n", saxpy, sgemm);
+            printf("saxpy_tiny_us %f\nsgemm_tiny_us %f\nsaxpy_tiny_cpu_us %f\nsgemm_tiny_cpu_us %f\n", saxpy,
+                   sgemm, saxpy_cpu, sgemm_cpu);
     }
     CHECK(mcblasDestroy(handle));
     for (float *p : {a, b, c})

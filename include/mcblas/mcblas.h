@@ -441,6 +441,83 @@ mcblasStatus_t MCBLASWINAPI mcblasZtrttp(mcblasHandle_t handle, mcblasFillMode_t
 
 #if defined(__cplusplus)
 }
+
+/* C++ only: the GemmEx overloads that take the compute type as a macaDataType, kept (as cuBLAS 11
+ * keeps them) so older sources compile. The data type becomes the matching compute type, the
+ * pedantic one when the handle's math mode is MCBLAS_PEDANTIC_MATH. */
+static inline mcblasStatus_t mcblasMigrateComputeType(mcblasHandle_t handle, macaDataType dataType,
+                                                      mcblasComputeType_t *computeType)
+{
+    mcblasMath_t mathMode = MCBLAS_DEFAULT_MATH;
+    mcblasStatus_t status = mcblasGetMathMode(handle, &mathMode);
+    if (status != MCBLAS_STATUS_SUCCESS)
+        return status;
+    const bool pedantic = ((int)mathMode & 0xF) == MCBLAS_PEDANTIC_MATH;
+    switch (dataType) {
+    case MACA_R_32F:
+    case MACA_C_32F:
+        *computeType = pedantic ? MCBLAS_COMPUTE_32F_PEDANTIC : MCBLAS_COMPUTE_32F;
+        return MCBLAS_STATUS_SUCCESS;
+    case MACA_R_64F:
+    case MACA_C_64F:
+        *computeType = pedantic ? MCBLAS_COMPUTE_64F_PEDANTIC : MCBLAS_COMPUTE_64F;
+        return MCBLAS_STATUS_SUCCESS;
+    case MACA_R_16F:
+        *computeType = pedantic ? MCBLAS_COMPUTE_16F_PEDANTIC : MCBLAS_COMPUTE_16F;
+        return MCBLAS_STATUS_SUCCESS;
+    case MACA_R_32I:
+        *computeType = pedantic ? MCBLAS_COMPUTE_32I_PEDANTIC : MCBLAS_COMPUTE_32I;
+        return MCBLAS_STATUS_SUCCESS;
+    default:
+        return MCBLAS_STATUS_NOT_SUPPORTED;
+    }
+}
+
+static inline mcblasStatus_t mcblasGemmEx(mcblasHandle_t handle, mcblasOperation_t transa, mcblasOperation_t transb,
+                                          int m, int n, int k, const void *alpha, const void *A, macaDataType Atype,
+                                          int lda, const void *B, macaDataType Btype, int ldb, const void *beta,
+                                          void *C, macaDataType Ctype, int ldc, macaDataType computeType,
+                                          mcblasGemmAlgo_t algo)
+{
+    mcblasComputeType_t migrated;
+    mcblasStatus_t status = mcblasMigrateComputeType(handle, computeType, &migrated);
+    if (status != MCBLAS_STATUS_SUCCESS)
+        return status;
+    return mcblasGemmEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
+                        migrated, algo);
+}
+
+static inline mcblasStatus_t mcblasGemmBatchedEx(mcblasHandle_t handle, mcblasOperation_t transa,
+                                                 mcblasOperation_t transb, int m, int n, int k, const void *alpha,
+                                                 const void *const Aarray[], macaDataType Atype, int lda,
+                                                 const void *const Barray[], macaDataType Btype, int ldb,
+                                                 const void *beta, void *const Carray[], macaDataType Ctype, int ldc,
+                                                 int batchCount, macaDataType computeType, mcblasGemmAlgo_t algo)
+{
+    mcblasComputeType_t migrated;
+    mcblasStatus_t status = mcblasMigrateComputeType(handle, computeType, &migrated);
+    if (status != MCBLAS_STATUS_SUCCESS)
+        return status;
+    return mcblasGemmBatchedEx(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
+                               Carray, Ctype, ldc, batchCount, migrated, algo);
+}
+
+static inline mcblasStatus_t mcblasGemmStridedBatchedEx(mcblasHandle_t handle, mcblasOperation_t transa,
+                                                        mcblasOperation_t transb, int m, int n, int k,
+                                                        const void *alpha, const void *A, macaDataType Atype, int lda,
+                                                        long long int strideA, const void *B, macaDataType Btype,
+                                                        int ldb, long long int strideB, const void *beta, void *C,
+                                                        macaDataType Ctype, int ldc, long long int strideC,
+                                                        int batchCount, macaDataType computeType,
+                                                        mcblasGemmAlgo_t algo)
+{
+    mcblasComputeType_t migrated;
+    mcblasStatus_t status = mcblasMigrateComputeType(handle, computeType, &migrated);
+    if (status != MCBLAS_STATUS_SUCCESS)
+        return status;
+    return mcblasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
+                                      strideB, beta, C, Ctype, ldc, strideC, batchCount, migrated, algo);
+}
 #endif
 
 #endif

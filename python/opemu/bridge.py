@@ -195,7 +195,8 @@ class _Phase1:
             slot = 0
             for ir_index, name in enumerate(names):
                 for k, desc in _tensors_of(getattr(a, name)):
-                    layout.append((is_output, slot, name, k, device.geometry(desc)))
+                    if not (is_output and (False, name, k) in slots):  # a Ref's input view serves as its output
+                        layout.append((is_output, slot, name, k, device.geometry(desc)))
                     sources.append((is_output, slot, self.names.index(name), k, ir_index))
                     slots[is_output, name, k] = slot
                     slot += 1
@@ -217,7 +218,8 @@ class _Phase1:
                     self.cache.clear()
                 plan = self.cache[signature] = self._plan(signature)
             if isinstance(plan, status.VendorError):
-                raise plan
+                # a fresh error per call: re-raising the cached one grew its traceback (and the process) each time
+                raise status.VendorError(plan.code, str(plan))
             workspace_out, executor_out = cargs[-2], cargs[-1]
             if workspace_out == ffi.NULL or executor_out == ffi.NULL:
                 raise status.param_nullptr("workspaceSize and executor must not be nullptr.")
@@ -298,5 +300,6 @@ def attach(ffi, lib):
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
+    ffi.def_extern(name="opemu_py_kernels_attach")(lambda: 1)  # starting the bridge was the point
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         lambda plan_id: PLANS.pop(plan_id, None) and None)

@@ -1,28 +1,48 @@
-"""The `opemu` command.
+"""The `opemu` command: build, run, check and explain programs written for CANN and MACA on a CPU.
 
-  opemu prefix                 the toolkit-shaped prefix (include/, lib64/, lib/, set_env.sh)
-  opemu env                    the exports of set_env.sh, for `eval "$(opemu env)"`
-  opemu run FILE.cpp [-- ARGS] build one vendor-style source with the vendor's flags and run it
-  opemu samples                build and run every sample, print a pass/fail table
-  opemu exec -- CMD [ARGS]     run a program built against the real toolkit on opemu's libraries
-  opemu info                   version, library names, implemented entry points
-  opemu support [--write F | --check F]   the support matrix (docs/SUPPORT.md)
-  opemu trace summarize FILE   counts, failures and time per entry point of an OPEMU_TRACE file
-  opemu check -- CMD [ARGS]    run a program under the sanitizer; list what it finds
+An ordinary mistake (a missing file, a compile error, a timeout, a bad trace file) ends with one
+line on stderr and an exit status, never a traceback:
+  0 success · 1 the program or a sample failed, or `check` found something · 2 usage or input error
+  3 compile error · 124 timeout · 126 not executable · 127 command not found
+(`run`, `exec` and `check` otherwise exit with the program's own status.)
 """
 import argparse
 import hashlib
+import json
 import os
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
+from xml.etree import ElementTree
 
-from opemu import __version__, paths
+from opemu import __version__, paths, settings
 
 # The ops-nn example line (reference §6) and the MACA one, together: unused names cost nothing.
 INCLUDE_DIRS = ("include", "include/aclnnop", "include/aclnn", "include/mcr")
 LIBRARY_DIRS = ("lib64", "lib")
 LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcruntime")
+SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
+
+# Which finding kinds each sanitizer tool reports (compute-sanitizer's split of the same checks).
+TOOLS = {
+    "memcheck": {"out-of-bounds", "use-after-free", "double-free", "invalid-free", "memcpy-kind", "invalid-handle",
+                 "executor-reuse", "short-workspace", "host-access"},
+    "initcheck": {"uninitialized-read"},
+    "synccheck": {"unsynchronized-read"},
+    "leakcheck": {"leak"},
+}
+
+EXIT_FAILED, EXIT_USAGE, EXIT_COMPILE, EXIT_TIMEOUT, EXIT_CANNOT_RUN, EXIT_NOT_FOUND = 1, 2, 3, 124, 126, 127
+
+
+class CommandError(Exception):
+    """An ordinary mistake: the message is the one line the user sees, `status` the exit status."""
+
+    def __init__(self, message, status=EXIT_USAGE):
+        super().__init__(message)
+        self.status = status
 
 
 def environment(prefix=None):
@@ -47,18 +67,25 @@ def compile_command(source, output, prefix):
 
 def build(source, quiet=False):
     """Compile `source` (cached by content) and return the executable's path."""
-    source = Path(source).resolve()
+    source = Path(source)
+    if not source.is_file():
+        raise CommandError("%s: no such file" % source)
+    source = source.resolve()
     prefix = paths.prefix()
     digest = hashlib.sha256(source.read_bytes() + str(prefix).encode() + __version__.encode()).hexdigest()[:16]
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "opemu" / "run" / digest
     executable = cache / source.stem
     if not executable.exists():
         cache.mkdir(parents=True, exist_ok=True)
-        result = subprocess.run(compile_command(source, executable, prefix), capture_output=True, text=True)
+        command = compile_command(source, executable, prefix)
+        if shutil.which(command[0]) is None:
+            raise CommandError("the C++ compiler %s was not found (set CXX)" % command[0], EXIT_NOT_FOUND)
+        result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             if not quiet:
                 sys.stderr.write(result.stdout + result.stderr)
-            raise RuntimeError("compiling %s failed" % source)
+            raise CommandError("compiling %s failed (%s exited with %d)" % (source, command[0], result.returncode),
+                               EXIT_COMPILE)
     return executable
 
 
@@ -72,43 +99,136 @@ def samples_dir():
     for candidate in (paths.prefix() / "samples", Path(__file__).resolve().parents[2] / "samples"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError("no samples directory found")
+    raise CommandError("no samples directory found in the prefix or the source tree")
 
+
+def program_command(command):
+    """A command line whose first word may be a source file: built first, as `opemu run` does."""
+    if not command:
+        raise CommandError("give a command after --")
+    if command[0].endswith(SOURCE_SUFFIXES):
+        return [str(build(command[0])), *command[1:]]
+    if os.sep not in command[0] and shutil.which(command[0]) is None or os.sep in command[0] and not os.path.exists(command[0]):
+        raise CommandError("%s: command not found" % command[0], EXIT_NOT_FOUND)
+    return list(command)
+
+
+def preflight(command, args, out=sys.stderr):
+    """Say before the run which calls will fail; quiet when everything is implemented."""
+    from opemu import preflight as pf
+    if getattr(args, "no_preflight", False):
+        return
+    executable = pf.executable_of(command[0])
+    if executable is None:
+        return
+    try:
+        report = pf.inspect(executable, run_environment())
+    except pf.PreflightError as error:
+        out.write("opemu preflight: skipped: %s\n" % error)
+        return
+    if report["not_supported"] or report["unresolved"] or report["missing_libraries"]:
+        out.write("\n".join(pf.render(report, verbose=False)) + "\n")
+        out.flush()
+
+
+def run_child(command, env, timeout=None, **kwargs):
+    try:
+        return subprocess.run(command, env=env, timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired:
+        raise CommandError("%s: timed out after %g s" % (command[0], timeout), EXIT_TIMEOUT)
+    except PermissionError:
+        raise CommandError("%s: permission denied" % command[0], EXIT_CANNOT_RUN)
+
+
+# ---- the subcommands ----
 
 def command_run(args):
-    executable = build(args.file)
-    return subprocess.call([str(executable), *args.args], env=run_environment())
+    command = [str(build(args.file)), *args.args]
+    preflight(command, args)
+    return run_child(command, run_environment(), args.timeout).returncode
 
 
 def command_samples(args):
-    rows, failed = [], 0
-    for source in sorted(samples_dir().rglob("*.cpp")):
+    sources = sorted(samples_dir().rglob("*.cpp"))
+    if args.filter:
+        sources = [s for s in sources if args.filter in str(s.relative_to(samples_dir()))]
+    rows = []
+    for index, source in enumerate(sources, 1):
         name = str(source.relative_to(samples_dir()))
+        sys.stderr.write("[%d/%d] %s ... " % (index, len(sources), name))
+        sys.stderr.flush()
+        start = time.monotonic()
+        row = {"sample": name, "output": ""}
         try:
             executable = build(source, quiet=True)
-        except RuntimeError:
-            rows.append((name, "build failed"))
-            failed += 1
-            continue
-        result = subprocess.run([str(executable)], env=run_environment(), capture_output=True, text=True,
-                                timeout=args.timeout)
-        ok = result.returncode == 0
-        failed += not ok
-        rows.append((name, "pass" if ok else "FAIL (exit %d)" % result.returncode))
-        if args.verbose or not ok:
-            sys.stdout.write(result.stdout + result.stderr)
-    width = max(len(r[0]) for r in rows) if rows else 10
-    print("%-*s  %s" % (width, "sample", "result"))
-    for name, outcome in rows:
-        print("%-*s  %s" % (width, name, outcome))
+            result = subprocess.run([str(executable)], env=run_environment(), capture_output=True, text=True,
+                                    timeout=args.timeout)
+            row["output"] = result.stdout + result.stderr
+            row["result"] = "pass" if result.returncode == 0 else "FAIL (exit %d)" % result.returncode
+        except CommandError as error:
+            row["result"], row["output"] = "build failed", str(error)
+        except subprocess.TimeoutExpired as error:
+            row["result"] = "timeout (%g s)" % args.timeout
+            row["output"] = (error.stdout or b"").decode(errors="replace") if isinstance(error.stdout, bytes) \
+                else error.stdout or ""
+        row["seconds"] = round(time.monotonic() - start, 3)
+        sys.stderr.write("%s (%.2f s)\n" % (row["result"], row["seconds"]))
+        if args.verbose or row["result"] != "pass":
+            sys.stdout.write(row["output"])
+        rows.append(row)
+    failed = sum(r["result"] != "pass" for r in rows)
+    width = max([len(r["sample"]) for r in rows] + [len("sample")])
+    print("%-*s  %-16s %8s" % (width, "sample", "result", "time s"))
+    for row in rows:
+        print("%-*s  %-16s %8.2f" % (width, row["sample"], row["result"], row["seconds"]))
     print("%d passed, %d failed" % (len(rows) - failed, failed))
-    return 1 if failed else 0
+    if args.json:
+        Path(args.json).write_text(json.dumps({"passed": len(rows) - failed, "failed": failed, "samples": rows},
+                                              indent=1) + "\n")
+    if args.junit:
+        write_junit(args.junit, rows)
+    return EXIT_FAILED if failed else 0
+
+
+def write_junit(path, rows):
+    """JUnit XML as CI servers read it: one testcase per sample, a failure element when it failed."""
+    failed = sum(r["result"] != "pass" for r in rows)
+    suite = ElementTree.Element("testsuite", name="opemu samples", tests=str(len(rows)), failures=str(failed),
+                                time="%.3f" % sum(r["seconds"] for r in rows))
+    for row in rows:
+        case = ElementTree.SubElement(suite, "testcase", classname="samples", name=row["sample"],
+                                      time="%.3f" % row["seconds"])
+        if row["result"] != "pass":
+            ElementTree.SubElement(case, "failure", message=row["result"]).text = row["output"]
+    ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def command_exec(args):
-    if not args.command:
-        sys.exit("opemu exec: give a command after --")
-    os.execvpe(args.command[0], args.command, run_environment())
+    command = program_command(args.command)
+    preflight(command, args)
+    sys.stderr.flush()
+    try:
+        os.execvpe(command[0], command, run_environment())
+    except OSError as error:
+        raise CommandError("%s: %s" % (command[0], error.strerror), EXIT_NOT_FOUND)
+
+
+def command_doctor(args):
+    from opemu import preflight as pf
+    program = args.program if os.sep in args.program or os.path.exists(args.program) else shutil.which(args.program)
+    if program is None:
+        raise CommandError("%s: command not found" % args.program, EXIT_NOT_FOUND)
+    if program.endswith(SOURCE_SUFFIXES):
+        program = str(build(program))
+    try:
+        report = pf.inspect(program, run_environment())
+    except pf.PreflightError as error:
+        raise CommandError(str(error))
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print("\n".join(pf.render(report, verbose=not args.brief)))
+    return 0 if report["loads"] else EXIT_FAILED
 
 
 def command_info(args):
@@ -131,73 +251,164 @@ def command_support(args):
     if args.write:
         Path(args.write).write_text(text)
     elif args.check:
-        if Path(args.check).read_text() != text:
+        if not Path(args.check).is_file() or Path(args.check).read_text() != text:
             print("%s is stale: run `opemu support --write %s`" % (args.check, args.check))
-            return 1
+            return EXIT_FAILED
     else:
         sys.stdout.write(text)
     return 0
 
 
+def parse_finding(line):
+    """'opemu check: [kind] message | call: {record' -> {"kind", "message", "call"} with names."""
+    from opemu import names
+    body = line[len("opemu check: "):]
+    kind, _, rest = body.partition("] ")
+    message, _, call = rest.partition(" | call: ")
+    finding = {"kind": kind.lstrip("["), "message": message}
+    if call:
+        try:
+            finding["call"] = names.describe(json.loads(call))
+        except ValueError:
+            finding["call_text"] = call
+    return finding
+
+
+def render_finding(finding):
+    text = "opemu check: [%s] %s" % (finding["kind"], finding["message"])
+    call = finding.get("call")
+    if call:
+        named = ", ".join("%s=%s" % kv for kv in call.get("arg_names", {}).items())
+        text += " | call: %s%s" % (json.dumps({"function": call["function"], "args": call.get("args", {})}),
+                                   " (%s)" % named if named else "")
+    return text
+
+
 def command_check(args):
     """Runs the program with the sanitizer on and deferred streams; non-zero when it found anything."""
     import tempfile
-    if not args.command:
-        sys.exit("opemu check: give a command after --")
+    command = program_command(args.command)
+    preflight(command, args)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "findings"
         env = run_environment()
         env.update(OPEMU_STRICT="1", OPEMU_STREAM="deferred", OPEMU_CHECK_REPORT=str(report))
-        status = subprocess.call(args.command, env=env)
-        findings = report.read_text().splitlines() if report.exists() else []
-    for line in findings:
-        print(line)
-    kinds = sorted({line.split("]")[0].split("[")[-1] for line in findings})
-    print("opemu check: %d finding(s)%s; the program exited with %d"
-          % (len(findings), " (%s)" % ", ".join(kinds) if kinds else "", status))
-    return 1 if findings else status
+        status = run_child(command, env, args.timeout).returncode
+        lines = report.read_text(errors="replace").splitlines() if report.exists() else []
+    kinds = set().union(*(TOOLS[t] for t in args.tool)) if args.tool else None
+    findings = [f for f in map(parse_finding, lines) if kinds is None or f["kind"] in kinds]
+    summary = "opemu check: %d finding(s)%s; the program exited with %d" % (
+        len(findings), " (%s)" % ", ".join(sorted({f["kind"] for f in findings})) if findings else "", status)
+    if args.json:
+        text = json.dumps({"tools": args.tool or sorted(TOOLS), "exit_status": status, "findings": findings},
+                          indent=1) + "\n"
+    else:
+        text = "".join(render_finding(f) + "\n" for f in findings) + summary + "\n"
+    if args.log_file:
+        Path(args.log_file).write_text(text)
+        print(summary)
+    else:
+        sys.stdout.write(text)
+    if findings:
+        return args.error_exitcode
+    return status
 
 
 def command_trace(args):
     from opemu import trace
-    print(trace.render(trace.summarize(args.file)))
+    try:
+        print(trace.render(trace.summarize(args.file)))
+    except OSError as error:
+        raise CommandError("%s: %s" % (args.file, error.strerror))
+    except trace.BadTrace as error:
+        raise CommandError(str(error))
     return 0
 
 
+# ---- the parser ----
+
+def parser():
+    top = argparse.ArgumentParser(prog="opemu", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version="opemu %s" % __version__)
+    sub = top.add_subparsers(dest="command_name", required=True, metavar="COMMAND")
+
+    def command(name, func, text):
+        p = sub.add_parser(name, help=text, description=text)
+        p.set_defaults(func=func)
+        return p
+
+    def no_preflight(p):
+        p.add_argument("--no-preflight", action="store_true",
+                       help="do not list the program's not-supported and unresolved calls before running it")
+
+    command("prefix", lambda a: print(paths.prefix()) or 0,
+            "print the toolkit-shaped prefix (include/, lib64/, lib/, samples/, set_env.sh)")
+    command("env", lambda a: print("\n".join('export %s="%s"' % kv for kv in environment().items())) or 0,
+            'print the exports of set_env.sh, for eval "$(opemu env)"')
+    run = command("run", command_run, "compile one vendor-style source with the vendor's flags and run it")
+    run.add_argument("file", help="the C/C++ source (.cpp, .cc, .cxx, .c)")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program (after --)")
+    run.add_argument("--timeout", type=float, help="stop the program after this many seconds (exit 124)")
+    no_preflight(run)
+    samples = command("samples", command_samples, "build and run every sample; a pass/fail table with times")
+    samples.add_argument("--verbose", "-v", action="store_true", help="print every sample's output, not only failures'")
+    samples.add_argument("--timeout", type=float, default=600, help="seconds each sample may run (default 600)")
+    samples.add_argument("--filter", "-k", help="only samples whose path contains this text")
+    samples.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    samples.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML to FILE")
+    execute = command("exec", command_exec, "run a program built against the real toolkit on opemu's libraries")
+    execute.add_argument("command", nargs=argparse.REMAINDER, help="-- the command and its arguments")
+    no_preflight(execute)
+    doctor = command("doctor", command_doctor, "say which of a program's calls opemu implements, which are not "
+                     "supported and which would not resolve, without running it (exit 1: it would not load)")
+    doctor.add_argument("program", help="an executable or shared library (or a source file, built first)")
+    doctor.add_argument("--json", action="store_true", help="the report as JSON")
+    doctor.add_argument("--brief", action="store_true", help="leave out the list of implemented calls")
+    command("info", command_info, "version, library names, implemented entry points")
+    support = command("support", command_support, "print the support matrix (docs/SUPPORT.md)")
+    support.add_argument("--write", metavar="FILE", help="write the matrix to FILE")
+    support.add_argument("--check", metavar="FILE", help="exit 1 when FILE differs from the current matrix")
+    check = command("check", command_check, "run a program under the sanitizer (deferred streams) and list what "
+                    "it finds; exit non-zero when it finds anything")
+    check.add_argument("--tool", action="append", choices=sorted(TOOLS),
+                       help="report only this tool's findings (repeatable; default: all): memcheck = bounds, "
+                       "frees, handles, memcpy kinds; initcheck = reads of unwritten memory; synccheck = reads "
+                       "before synchronisation; leakcheck = memory and handles never released")
+    check.add_argument("--error-exitcode", type=int, default=1, metavar="N",
+                       help="exit status when anything is found (default 1)")
+    check.add_argument("--log-file", metavar="FILE", help="write the findings to FILE (the summary still prints)")
+    check.add_argument("--json", action="store_true", help="findings as JSON, with enum and status names")
+    check.add_argument("--timeout", type=float, help="stop the program after this many seconds (exit 124)")
+    check.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (or a source file) and its arguments")
+    no_preflight(check)
+    trace = sub.add_parser("trace", help="read OPEMU_TRACE files", description="read OPEMU_TRACE files")
+    summarize = trace.add_subparsers(dest="trace_command", required=True, metavar="ACTION").add_parser(
+        "summarize", help="calls, failures (with status names) and time per entry point",
+        description="calls, failures (with status names) and time per entry point of an OPEMU_TRACE file")
+    summarize.add_argument("file", help="the trace file (JSON lines)")
+    summarize.set_defaults(func=command_trace)
+    return top
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="opemu", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command_name", required=True)
-    sub.add_parser("prefix").set_defaults(func=lambda a: print(paths.prefix()) or 0)
-    sub.add_parser("env").set_defaults(
-        func=lambda a: print("\n".join('export %s="%s"' % kv for kv in environment().items())) or 0)
-    run = sub.add_parser("run")
-    run.add_argument("file")
-    run.add_argument("args", nargs=argparse.REMAINDER)
-    run.set_defaults(func=command_run)
-    samples = sub.add_parser("samples")
-    samples.add_argument("--verbose", "-v", action="store_true")
-    samples.add_argument("--timeout", type=float, default=600)
-    samples.set_defaults(func=command_samples)
-    execute = sub.add_parser("exec")
-    execute.add_argument("command", nargs=argparse.REMAINDER)
-    execute.set_defaults(func=command_exec)
-    sub.add_parser("info").set_defaults(func=command_info)
-    support = sub.add_parser("support")
-    support.add_argument("--write")
-    support.add_argument("--check")
-    support.set_defaults(func=command_support)
-    check = sub.add_parser("check")
-    check.add_argument("command", nargs=argparse.REMAINDER)
-    check.set_defaults(func=command_check)
-    trace = sub.add_parser("trace").add_subparsers(dest="trace_command", required=True).add_parser("summarize")
-    trace.add_argument("file")
-    trace.set_defaults(func=command_trace)
-    args = parser.parse_args(argv)
-    if getattr(args, "args", None) and args.args[0] == "--":
-        args.args = args.args[1:]
-    if getattr(args, "command", None) and args.command[0] == "--":
-        args.command = args.command[1:]
-    return args.func(args)
+    args = parser().parse_args(argv)
+    for name in ("args", "command"):
+        if getattr(args, name, None) and getattr(args, name)[0] == "--":
+            setattr(args, name, getattr(args, name)[1:])
+    try:
+        if args.command_name in ("run", "exec", "check", "samples", "doctor"):
+            refused = settings.problems()
+            if refused:
+                raise CommandError("; ".join(refused))
+        return args.func(args)
+    except CommandError as error:
+        sys.stderr.write("opemu %s: %s\n" % (args.command_name, error))
+        return error.status
+    except FileNotFoundError as error:  # the prefix or an input the command reads
+        sys.stderr.write("opemu %s: %s\n" % (args.command_name, error))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":

@@ -127,6 +127,7 @@ MCBLAS = frozenset("""
     mcblasCherkx
     mcblasCopyEx
     mcblasCrot
+    mcblasCrotg
     mcblasCscal
     mcblasCsrot
     mcblasCsscal
@@ -160,6 +161,7 @@ MCBLAS = frozenset("""
     mcblasDotEx
     mcblasDotcEx
     mcblasDrot
+    mcblasDrotg
     mcblasDscal
     mcblasDswap
     mcblasDsymm
@@ -220,6 +222,7 @@ MCBLAS = frozenset("""
     mcblasSger
     mcblasSnrm2
     mcblasSrot
+    mcblasSrotg
     mcblasSscal
     mcblasSswap
     mcblasSsymm
@@ -259,6 +262,7 @@ MCBLAS = frozenset("""
     mcblasZherk
     mcblasZherkx
     mcblasZrot
+    mcblasZrotg
     mcblasZscal
     mcblasZswap
     mcblasZsymm

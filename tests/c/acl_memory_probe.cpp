@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 #include "acl/acl.h"
+#include "aclnnop/aclnn_embedding.h"
 #include "probe.h"
 
 static const size_t MiB = 1ULL << 20;
@@ -227,7 +228,7 @@ static const probe_cases cases = {
          EXPECT_EQ(aclrtSetDevice(0), 0);
          aclrtPhysicalMemProp prop = device_prop();
          void* va = nullptr;
-         EXPECT_EQ(aclrtReserveMemAddress(&va, 8 * MiB, 0, nullptr, 0), ACL_SUCCESS);
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 7 * MiB + 1, 0, nullptr, 1), ACL_SUCCESS);  // whole granules: 8 MiB
          EXPECT_EQ((uintptr_t)va % (2 * MiB), 0);
          aclrtDrvMemHandle h1 = nullptr, h2 = nullptr;
          EXPECT_EQ(aclrtMallocPhysical(&h1, 2 * MiB, &prop, 0), ACL_SUCCESS);
@@ -266,6 +267,39 @@ static const probe_cases cases = {
          EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_SUCCESS);
          return 0;
      }},
+    {"operators_run_on_mapped_virtual_memory", [] {
+         EXPECT_EQ(aclrtSetDevice(0), 0);
+         aclrtPhysicalMemProp prop = device_prop();
+         void* va = nullptr;
+         aclrtDrvMemHandle h = nullptr;
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 0, nullptr, 0), ACL_SUCCESS);
+         EXPECT_EQ(aclrtMallocPhysical(&h, 2 * MiB, &prop, 0), ACL_SUCCESS);
+         EXPECT_EQ(aclrtMapMem(va, 2 * MiB, 0, h, 0), ACL_SUCCESS);
+         // a caching allocator carves weight, indices and output out of the mapped range
+         char* base = (char*)va;
+         float* weight = (float*)(base + 512);
+         int64_t* indices = (int64_t*)(base + 1024);
+         float* out = (float*)(base + 1536);
+         float wh[8] = {0, 1, 10, 11, 20, 21, 30, 31};
+         int64_t ih[3] = {3, 0, 1};
+         EXPECT_EQ(aclrtMemcpy(weight, sizeof wh, wh, sizeof wh, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+         EXPECT_EQ(aclrtMemcpy(indices, sizeof ih, ih, sizeof ih, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+         int64_t wshape[2] = {4, 2}, ishape[1] = {3}, oshape[2] = {3, 2}, rowmajor[2] = {2, 1}, unit[1] = {1};
+         aclTensor* w = aclCreateTensor(wshape, 2, ACL_FLOAT, rowmajor, 0, ACL_FORMAT_ND, wshape, 2, weight);
+         aclTensor* i = aclCreateTensor(ishape, 1, ACL_INT64, unit, 0, ACL_FORMAT_ND, ishape, 1, indices);
+         aclTensor* o = aclCreateTensor(oshape, 2, ACL_FLOAT, rowmajor, 0, ACL_FORMAT_ND, oshape, 2, out);
+         uint64_t ws = 0;
+         aclOpExecutor* e = nullptr;
+         EXPECT_EQ(aclnnEmbeddingGetWorkspaceSize(w, i, o, &ws, &e), 0);
+         EXPECT_EQ(aclnnEmbedding(nullptr, 0, e, nullptr), 0);
+         EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+         float back[6] = {};
+         EXPECT_EQ(aclrtMemcpy(back, sizeof back, out, sizeof back, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+         const float expected[6] = {30, 31, 0, 1, 10, 11};
+         for (int k = 0; k < 6; k++)
+             EXPECT_TRUE(back[k] == expected[k]);
+         return 0;
+     }},
     {"physical_memory_counts_against_the_device", [] {
          EXPECT_EQ(aclrtSetDevice(0), 0);
          aclrtPhysicalMemProp prop = device_prop();
@@ -286,7 +320,9 @@ static const probe_cases cases = {
          EXPECT_EQ(aclrtReserveMemAddress(nullptr, 2 * MiB, 0, nullptr, 0), ACL_ERROR_INVALID_PARAM);
          EXPECT_EQ(aclrtReserveMemAddress(&va, 0, 0, nullptr, 0), ACL_ERROR_INVALID_PARAM);
          EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 0, nullptr, 2), ACL_ERROR_INVALID_PARAM);
-         EXPECT_EQ(aclrtReserveMemAddress(&va, MiB, 0, nullptr, 0), ACL_ERROR_RT_PARAM_INVALID);
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 0, nullptr, 0), ACL_SUCCESS);
+         EXPECT_EQ(aclrtReleaseMemAddress(va), ACL_SUCCESS);
+         EXPECT_EQ(aclrtReserveMemAddress(&va, 2 * MiB, 3 * MiB, nullptr, 0), ACL_ERROR_RT_PARAM_INVALID);
          EXPECT_EQ(aclrtReserveMemAddress(&va, SIZE_MAX - (2 * MiB - 1), 0, nullptr, 0), ACL_ERROR_RT_MEMORY_ALLOCATION);
          EXPECT_EQ(aclrtReserveMemAddress(&va, 4 * MiB, 0, nullptr, 0), ACL_SUCCESS);
          aclrtDrvMemHandle h = nullptr;

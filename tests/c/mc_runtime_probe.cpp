@@ -306,6 +306,20 @@ static probe_cases cases = {
          mcGetLastError();
          return 0;
      }},
+    {"malloc_async_allocates_on_the_streams_device", [] {
+         mcStream_t on_one = nullptr;
+         EXPECT_EQ(mcSetDevice(1), mcSuccess);
+         EXPECT_EQ(mcStreamCreate(&on_one), mcSuccess);
+         EXPECT_EQ(mcSetDevice(0), mcSuccess);
+         void *p = nullptr;
+         EXPECT_EQ(mcMallocAsync(&p, 64, on_one), mcSuccess);
+         mcPointerAttributes a;
+         EXPECT_EQ(mcPointerGetAttributes(&a, p), mcSuccess);
+         EXPECT_EQ(a.device, 1);
+         EXPECT_EQ(mcFreeAsync(p, on_one), mcSuccess);
+         EXPECT_EQ(mcStreamDestroy(on_one), mcSuccess);
+         return 0;
+     }},
     {"pool_errors", [] {
          void *p = nullptr;
          mcMemPool_t pool = nullptr;

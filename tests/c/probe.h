@@ -36,7 +36,7 @@
 
 typedef std::map<std::string, std::function<int()>> probe_cases;
 
-static int run_probe(const probe_cases& cases, int argc, char** argv)
+static inline int run_probe(const probe_cases& cases, int argc, char** argv)
 {
     if (argc == 2 && std::string(argv[1]) == "--list") {
         for (const auto& c : cases)

@@ -13,22 +13,7 @@
 #include "acl/acl.h"
 #include "aclnn/opdev/op_errno.h"
 #include "aclnnop/aclnn_embedding.h"
-
-#define EXPECT_EQ(actual, expected)                                                                      \
-    do {                                                                                                 \
-        long long a_ = (long long)(actual), e_ = (long long)(expected);                                  \
-        if (a_ != e_) {                                                                                  \
-            printf("FAIL line %d: %s == %lld, expected %lld\n", __LINE__, #actual, a_, e_);             \
-            return 1;                                                                                    \
-        }                                                                                                \
-    } while (0)
-#define EXPECT_TRUE(cond)                                                        \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            printf("FAIL line %d: %s\n", __LINE__, #cond);                       \
-            return 1;                                                            \
-        }                                                                        \
-    } while (0)
+#include "probe.h"
 
 static const uint64_t MiB = 1ULL << 20;
 

@@ -1,4 +1,6 @@
 """Phase-1 checks with opbase's messages (op_error_check.h), shared by every aclnn operator."""
+import functools
+
 from opemu.core import dtypes
 from opemu.core.status import param_invalid, param_nullptr
 
@@ -32,10 +34,24 @@ def max_dim(name, tensor, limit=MAX_DIM):
         raise param_invalid("The %s tensor cannot be larger than %d dimensions." % (name, limit))
 
 
+# Bytes one tensor may span: an address-space offset (int64, as the device's and NumPy's are)
+MAX_SPAN_BYTES = 2 ** 63 - 1
+
+
 def layout_supported(name, tensor):
-    """Negative sizes, strides or offsets address memory no kernel reads (the docs require >= 0)."""
+    """What every tensor an op touches must be, whether or not its own check looks at it: a dtype
+    with an element size (else a kernel could not address it), no negative sizes, strides or offset
+    (the docs require >= 0), and a byte extent that fits an address offset (numel and span)."""
+    if tensor.dtype not in dtypes.NUMPY_OF:
+        raise param_invalid("Tensor %s has dtype %s, which no kernel of this op supports."
+                            % (name, dtypes.serial_name(tensor.dtype)))
     if min(tensor.shape + tensor.strides + (tensor.offset,)) < 0:
         raise param_invalid("Tensor %s has a negative dim, stride or offset (shape %s, strides %s, offset %d)."
+                            % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
+    item = dtypes.numpy_dtype(tensor.dtype).itemsize
+    last = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.shape, tensor.strides)) if not tensor.is_empty() else 0
+    if max(tensor.numel(), last + 1, *tensor.strides, 0) * item > MAX_SPAN_BYTES:
+        raise param_invalid("Tensor %s spans more than 2^63 bytes (shape %s, strides %s, offset %d)."
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
 
 
@@ -103,5 +119,10 @@ _PRIVATE_FORMATS = ("NC1HWC0", "FRACTAL_Z", "NC1HWC0_C04", "FRACTAL_NZ", "NDC1HW
 
 def is_private_format(code):
     """op::IsPrivateFormat: the hardware's blocked layouts (C0 / fractal), as opposed to ND-like ones."""
+    return code in _private_format_codes()
+
+
+@functools.lru_cache(maxsize=None)
+def _private_format_codes():
     names = ["ACL_FORMAT_" + n for n in _PRIVATE_FORMATS] + ["ACL_FRACTAL_Z_3D"]
-    return any(dtypes.ACL_FORMAT.get(n) == code for n in names)
+    return frozenset(dtypes.ACL_FORMAT[n] for n in names if n in dtypes.ACL_FORMAT)

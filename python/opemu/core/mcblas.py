@@ -3,9 +3,9 @@ S/D/C/Z/H families, and the pieces every routine is built from: argument checks 
 host or device scalars (the handle's pointer mode), and vectors / column-major matrices described at
 the call and turned into views of device memory when the task runs on the handle's stream.
 
-A routine is a function `(call) -> task or None`: it checks the arguments (raising the vendor's
-status), reads what cuBLAS reads at the call (host scalars), and returns the work to queue (None:
-nothing to do, a quick return)."""
+A routine is a function `(kind, call) -> task or None` (`kind`: its row of a family table, e.g. the
+precision): it checks the arguments (raising the vendor's status), reads what cuBLAS reads at the
+call (host scalars), and returns the work to queue (None: nothing to do, a quick return)."""
 import numpy as np
 
 from opemu.core import device
@@ -27,7 +27,6 @@ INVALID_VALUE = STATUS["MCBLAS_STATUS_INVALID_VALUE"]
 NOT_SUPPORTED = STATUS["MCBLAS_STATUS_NOT_SUPPORTED"]
 NOT_INITIALIZED = STATUS["MCBLAS_STATUS_NOT_INITIALIZED"]
 EXECUTION_FAILED = STATUS["MCBLAS_STATUS_EXECUTION_FAILED"]
-INTERNAL_ERROR = STATUS["MCBLAS_STATUS_INTERNAL_ERROR"]
 TRANSPOSES = (OP["MCBLAS_OP_N"], OP["MCBLAS_OP_T"], OP["MCBLAS_OP_C"])
 FILLS = (FILL["MCBLAS_FILL_MODE_LOWER"], FILL["MCBLAS_FILL_MODE_UPPER"])
 DIAGS = (DIAG["MCBLAS_DIAG_NON_UNIT"], DIAG["MCBLAS_DIAG_UNIT"])
@@ -139,13 +138,18 @@ class Result:
         self.pointer, self.dtype, self.on_host = pointer, np.dtype(dtype), not call.device_scalars
         call.wait = call.wait or self.on_host
 
-    def store(self, value):
+    def _cell(self, access):
         if self.on_host:
-            target = np.frombuffer(device.ffi.buffer(device.ffi.cast("char *", self.pointer), self.dtype.itemsize),
-                                   self.dtype)
-        else:
-            target = view((self.pointer, ((1,), self.dtype, 0, (self.dtype.itemsize,), self.dtype.itemsize)), "w")
-        target[0] = value
+            return np.frombuffer(device.ffi.buffer(device.ffi.cast("char *", self.pointer), self.dtype.itemsize),
+                                 self.dtype)
+        return view((self.pointer, ((1,), self.dtype, 0, (self.dtype.itemsize,), self.dtype.itemsize)), access)
+
+    def load(self):
+        """The value there now (rotg's in-out scalars), read when the task runs."""
+        return self._cell("r")[0]
+
+    def store(self, value):
+        self._cell("w")[0] = value
 
 
 # ---- device data: described at the call, viewed when the task runs ----

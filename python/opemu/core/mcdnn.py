@@ -6,6 +6,8 @@ validated C objects, read once at call time as cuDNN does), the op's `check` rai
 status in the vendor's order, then `compute` runs as a task on the handle's stream over zero-copy
 views of device memory."""
 
+import functools
+
 import ml_dtypes
 import numpy as np
 
@@ -81,12 +83,19 @@ class Tensor:
         return self.shape == other.shape and self.strides == other.strides
 
     def geometry(self):
-        item = self.dtype.itemsize
-        span = device.span_elements(self.shape, self.strides, 0) * item
-        return self.shape, self.dtype, 0, tuple(s * item for s in self.strides), span
+        return _geometry(self.dtype_code, self.shape, self.strides)
 
     def __repr__(self):
         return "Tensor(%s, dims=%s, strides=%s)" % (type_name(self.dtype_code), list(self.shape), list(self.strides))
+
+
+@functools.lru_cache(maxsize=1024)
+def _geometry(dtype_code, shape, strides):
+    """A view's layout (device.view_at) for a descriptor's fields: apps reuse descriptors, so per call this
+    is a lookup."""
+    dtype = NUMPY.get(dtype_code)
+    span = device.span_elements(shape, strides, 0) * dtype.itemsize
+    return shape, dtype, 0, tuple(s * dtype.itemsize for s in strides), span
 
 
 class Struct:
@@ -167,10 +176,14 @@ def by_batch(views, fn, batch=None):
         batch = max((a.shape[0] for a in arrays.values() if a.ndim), default=1)
     total = max((a.size for a in arrays.values()), default=0)
 
+    if total < _PARALLEL_MIN or parallel.WORKERS == 1:
+        fn(views)  # one piece: the whole batch, no sub-views to make
+        return
+
     def part(lo, hi):
         fn({k: (a[lo:hi] if a is not None and a.ndim and a.shape[0] == batch else a) for k, a in views.items()})
 
-    parallel.split(batch, part, worth=total >= _PARALLEL_MIN)
+    parallel.split(batch, part)
 
 
 OPS = {}

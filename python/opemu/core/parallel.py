@@ -7,7 +7,9 @@ import glob
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-WORKERS = max(1, int(os.environ.get("OPEMU_THREADS") or 0) or os.cpu_count() or 1)
+from opemu import settings
+
+WORKERS = settings.env_int("OPEMU_THREADS", os.cpu_count() or 1)
 
 
 def _last_level_cache_bytes():

@@ -16,7 +16,7 @@ PARALLEL_MIN = 1 << 16    # elements below which threads cost more than they sav
 
 def as_rows(view, trailing):
     """`view` as a (rows, cols) view without copying, cols being its last `trailing` axes, or None
-    when its strides do not allow it (the caller then takes its whole-array path)."""
+    when its strides do not allow it (rows_in / RowsOut then go through a contiguous copy)."""
     if trailing > view.ndim:
         return None
     split = view.ndim - trailing
@@ -42,11 +42,14 @@ _local = threading.local()
 
 def scratch(rows, cols, slot=0):
     """A per-thread fp32 (rows, cols) buffer, reused across blocks and calls: blocks are a few
-    hundred KiB, where malloc would map and unmap fresh pages every time."""
+    hundred KiB, where malloc would map and unmap fresh pages every time. Slots keep a kernel's
+    simultaneous buffers apart."""
     buffers = getattr(_local, "buffers", None)
     if buffers is None:
         buffers = _local.buffers = {}
     need = rows * cols
+    if need > BLOCK_BYTES:  # over 1 MiB of fp32 (a single row longer than a block): not kept per thread
+        return np.empty((rows, cols), np.float32)
     buffer = buffers.get(slot)
     if buffer is None or buffer.size < need:
         buffer = buffers[slot] = np.empty(max(need, BLOCK_BYTES // 4), np.float32)

@@ -29,7 +29,8 @@ def outside_shard(mask, rows):
     outside this shard."""
     if mask.dtype == np.bool_:
         return mask[:rows].copy()
-    return np.unpackbits(np.ascontiguousarray(mask), bitorder="little")[:rows].astype(bool)
+    # only the bytes that hold `rows` bits: a zero-stride description of a huge mask stays a view
+    return np.unpackbits(np.ascontiguousarray(mask[:(rows + 7) // 8]), bitorder="little")[:rows].astype(bool)
 
 
 def pack_outside_bits(outside_padded):

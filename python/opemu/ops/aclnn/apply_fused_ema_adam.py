@@ -28,9 +28,12 @@ the results back). nnopbase itself rejects a product without a kernel binary (A2
 with ACLNN_ERR_INNER_FIND_KERNEL_ERROR before matching dtypes; opemu follows the project's rule
 and answers ACLNN_ERR_RUNTIME_ERROR after the checks.
 """
+import functools
+
+import ml_dtypes
 import numpy as np
 
-from opemu.core import checks, dtypes, parallel, scratch, status
+from opemu.core import checks, dtypes, kernels, parallel, scratch, status
 from opemu.core.op import AclnnOp
 from opemu.core.tensor import TensorDesc
 from opemu.ops.aclnn import _products
@@ -86,18 +89,25 @@ class ApplyFusedEmaAdam(AclnnOp):
         arrays = [v[n] for n in DATA]
         if arrays[0].size == 0:
             return
-        b1, b2, ema, eps, lr, wd = a.scalars
-        step = np.float32(int(v["step"][0]))
-        with np.errstate(all="ignore"):
-            if a.biasCorrection:
-                c1 = np.float32(1) - np.power(b1, step, dtype=np.float32)
-                c2 = np.float32(1) - np.power(b2, step, dtype=np.float32)
-            else:
-                c1 = c2 = np.float32(1)
-            k = _Constants(b1, b2, ema, eps, lr, wd, np.float32(1) / c1, np.float32(1) / c2, a.mode)
-        pieces = list(_pieces(arrays))
-        jobs = _split(pieces, parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1)
-        parallel.run(_run_pieces, [(job, k) for job in jobs])
+        r1, r2 = _reciprocal_corrections(a.scalars[0], a.scalars[1], int(v["step"][0]), a.biasCorrection)
+        parts = parallel.WORKERS if arrays[0].size >= PARALLEL_ELEMENTS else 1
+        c = _c_applies(arrays)
+        if c and parts == 1 and _c_call(_c_constants(a.scalars, r1, r2), a.mode, arrays):
+            return  # a small dense update: one kernel call
+        k = _Constants(*a.scalars, r1, r2, a.mode)
+        jobs = _split(list(_pieces(arrays)), parts)
+        parallel.run(_c_pieces if c else _run_pieces, [(job, k) for job in jobs])
+
+
+@functools.lru_cache(maxsize=64)
+def _reciprocal_corrections(b1, b2, step, bias_correction):
+    """fp32 1/c1, 1/c2 for `step`, c = 1 - beta^step in fp32 (1 without bias correction)."""
+    if not bias_correction:
+        return np.float32(1), np.float32(1)
+    with np.errstate(all="ignore"):
+        c1 = np.float32(1) - np.power(b1, np.float32(step), dtype=np.float32)
+        c2 = np.float32(1) - np.power(b2, np.float32(step), dtype=np.float32)
+        return np.float32(1) / c1, np.float32(1) / c2
 
 
 def _scalars(lr, ema, beta1, beta2, eps, weight_decay):
@@ -109,6 +119,7 @@ class _Constants:
     """The step's fp32 scalars, as 0-d arrays: a ufunc takes those with less work than NumPy scalars."""
 
     def __init__(self, b1, b2, ema, eps, lr, wd, r1, r2, mode):
+        self.c = _c_constants((b1, b2, ema, eps, lr, wd), r1, r2)
         f = np.float32
         held = [np.array(x, f) for x in (b1, b2, ema, eps, lr, wd, f(1) - b1, f(1) - b2, f(1) - ema, r1, r2)]
         (self.b1, self.b2, self.ema, self.eps, self.lr, self.wd, self.one_b1, self.one_b2, self.one_ema,
@@ -153,6 +164,36 @@ def _pieces(arrays):
 def _split(pieces, parts):
     size = -(-len(pieces) // parts)
     return [pieces[i:i + size] for i in range(0, len(pieces), size)]
+
+
+_C_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(ml_dtypes.bfloat16): 2}
+
+
+def _c_applies(arrays):
+    return arrays[0].dtype in _C_TYPES and kernels.lib() is not None
+
+
+def _c_call(constants, mode, piece):
+    """The kernel on one piece; False when it does not apply (a non-contiguous piece, or arrays that
+    overlap: the kernel does each element's whole step at once, the reference's result only without)."""
+    if not all(x.flags.c_contiguous for x in piece):
+        return False
+    return kernels.lib().opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], mode, kernels.address(constants),
+                                               *[kernels.address(x) for x in piece], piece[0].size) == 0
+
+
+@functools.lru_cache(maxsize=64)
+def _c_constants(scalars, r1, r2):
+    """The kernel's constant block: b1, b2, ema, eps, lr, wd, 1-b1, 1-b2, 1-ema, 1/c1, 1/c2 in fp32."""
+    b1, b2, ema, eps, lr, wd = scalars
+    f = np.float32
+    return np.array([b1, b2, ema, eps, lr, wd, f(1) - b1, f(1) - b2, f(1) - ema, r1, r2], np.float32)
+
+
+def _c_pieces(pieces, k):
+    for piece in pieces:
+        if not _c_call(k.c, k.mode, piece):
+            _run_pieces([piece], k)
 
 
 def _run_pieces(pieces, k):

@@ -112,7 +112,8 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         outside_padded = (as_float < start) | (as_float >= end)
         v["targetMaskOut"][...] = vp.pack_outside_bits(outside_padded)
         outside = outside_padded[:m]
-        masked = np.where(outside, 0, target - target.dtype.type(a.vocabStartIndex)).astype(target.dtype)
+        # in int64: vocabStartIndex need not fit an INT32 target (rows inside the shard fit either way)
+        masked = np.where(outside, 0, target.astype(np.int64) - a.vocabStartIndex).astype(target.dtype)
         v["maskedTargetOut"][...] = masked
 
         half = dtypes.numpy_dtype(a.input.dtype)

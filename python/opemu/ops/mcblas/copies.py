@@ -16,7 +16,8 @@ def _device_side(described, name):
     pointer, geometry = described
     span = geometry[4]
     if span and device.lib.opemu_device_range_check(pointer, span) != 0:
-        raise VendorError(MAPPING_ERROR, "%s [%s, +%d bytes) is not inside one device allocation" % (name, pointer, span))
+        raise VendorError(MAPPING_ERROR, "%s [%s, +%d bytes) is not inside one device allocation"
+                          % (name, pointer, span))
 
 
 def _copy(c, source, target, to_device):

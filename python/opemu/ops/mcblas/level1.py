@@ -190,6 +190,47 @@ def rot(k, c, sine):
     return run
 
 
+def rotg(k, c):
+    """The plane rotation [c s; -conj(s) c] that takes (a, b) to (r, 0), as reference BLAS's rotg: a
+    becomes r; for real data b becomes the reconstruction value z. Computed in float64."""
+    real = _real_of(k.data)
+    a, b = Result(c, "a", c.a, k.data), Result(c, "b", c.b, k.data)
+    cos, sin = Result(c, "c", c.c, real), Result(c, "s", c.s, k.data)
+
+    def run():
+        av, bv = complex(a.load()) if k.data.kind == "c" else float(a.load()), b.load()
+        if k.data.kind == "c":
+            r, cv, sv, z = _complex_givens(av, complex(bv))
+        else:
+            r, cv, sv, z = _real_givens(av, float(bv))
+        a.store(r)
+        cos.store(cv)
+        sin.store(sv)
+        if z is not None:
+            b.store(z)
+    return run
+
+
+def _real_givens(a, b):
+    scale = abs(a) + abs(b)
+    if scale == 0:
+        return 0.0, 1.0, 0.0, 0.0
+    r = scale * np.sqrt((a / scale) ** 2 + (b / scale) ** 2)
+    r = r if (a if abs(a) > abs(b) else b) >= 0 else -r
+    c, s = a / r, b / r
+    z = s if abs(a) > abs(b) else (1 / c if c != 0 else 1.0)
+    return r, c, s, z
+
+
+def _complex_givens(a, b):
+    if abs(a) == 0:
+        return b, 0.0, 1.0, None
+    scale = abs(a) + abs(b)
+    norm = scale * np.sqrt(abs(a / scale) ** 2 + abs(b / scale) ** 2)
+    phase = a / abs(a)
+    return phase * norm, abs(a) / norm, phase * np.conj(b) / norm, None
+
+
 # ---- the typed entry points ----
 
 family(_family_of("mcblas%saxpy"))(axpy)
@@ -206,6 +247,7 @@ family({prefix + "nrm2": k for prefix, k in _REDUCED.items()})(nrm2)
 family({prefix + "asum": k for prefix, k in _REDUCED.items()})(asum)
 family({"mcblasI%samax" % letter.lower(): typed(letter) for letter in "SDCZ"})(iamax)
 family({"mcblasI%samin" % letter.lower(): typed(letter) for letter in "SDCZ"})(iamin)
+family(_family_of("mcblas%srotg"))(rotg)
 for _name, _letter, _sine in (("Srot", "S", "S"), ("Drot", "D", "D"), ("Crot", "C", "C"), ("Zrot", "Z", "Z"),
                               ("Csrot", "C", "S"), ("Zdrot", "Z", "D")):
     family({"mcblas" + _name: typed(_letter)})(lambda k, c, sine=TYPES[_sine]: rot(k, c, sine))

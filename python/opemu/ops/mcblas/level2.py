@@ -22,59 +22,43 @@ def gemv_into(yv, av, xv, trans, alpha, beta):
     blend(yv, product, alpha, beta)
 
 
-@family(letters("mcblas%sgemv"))
-def gemv(letter, c):
-    """y = alpha*op(A)*x + beta*y, A m x n."""
+GEMVS = {}
+for _layout, _suffix in (("single", ""), ("strided", "StridedBatched"), ("batched", "Batched")):
+    GEMVS.update({"mcblas%sgemv%s" % (_l, _suffix): (_l, _layout) for _l in "SDCZ"})
+
+
+@family({name: name for name in GEMVS})
+def gemv(name, c):
+    """y = alpha*op(A)*x + beta*y, A m x n: once, or batchCount times with operands `stride` elements
+    apart ("strided") or at the addresses of device pointer arrays ("batched")."""
+    letter, layout = GEMVS[name]
     t = TYPES[letter]
-    _gemv_check(c)
+    one_of("trans", c.trans, TRANSPOSES)
+    nonnegative(m=c.m, n=c.n)
+    leading("lda", c.lda, c.m)
+    nonzero_increment(incx=c.incx, incy=c.incy)
+    batch = 1 if layout == "single" else c.batchCount
+    nonnegative(batchCount=batch)
     alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
-    if c.m == 0 or c.n == 0:
-        return None
-    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
-    a = matrix(c.A, c.m, c.n, c.lda, t)
-    x, y = vector(c.x, cols, c.incx, t), vector(c.y, rows, c.incy, t)
-
-    def run():
-        av, bv = alpha.value(), beta.value()
-        gemv_into(view(y, blended(bv)), view(a), view(x), c.trans, av, bv)
-    return run
-
-
-@family(letters("mcblas%sgemvStridedBatched"))
-def gemv_strided_batched(letter, c):
-    t = TYPES[letter]
-    _gemv_check(c)
-    nonnegative(batchCount=c.batchCount)
-    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
-    if c.m == 0 or c.n == 0 or c.batchCount == 0:
-        return None
-    rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
-    a = batch_of(c.A, matrix(None, c.m, c.n, c.lda, t)[1], c.batchCount, c.strideA)
-    x = batch_of(c.x, vector(None, cols, c.incx, t)[1], c.batchCount, c.stridex)
-    y = batch_of(c.y, vector(None, rows, c.incy, t)[1], c.batchCount, c.stridey)
-
-    def run():
-        av, bv = alpha.value(), beta.value()
-        gemv_into(view(y, blended(bv)), view(a), view(x), c.trans, av, bv)
-    return run
-
-
-@family(letters("mcblas%sgemvBatched"))
-def gemv_batched(letter, c):
-    t = TYPES[letter]
-    _gemv_check(c)
-    nonnegative(batchCount=c.batchCount)
-    alpha, beta = Scalar(c, "alpha", c.alpha, t), Scalar(c, "beta", c.beta, t)
-    if c.m == 0 or c.n == 0 or c.batchCount == 0:
+    if c.m == 0 or c.n == 0 or batch == 0:
         return None
     rows, cols = (c.m, c.n) if c.trans == N else (c.n, c.m)
     ga, gx, gy = (matrix(None, c.m, c.n, c.lda, t)[1], vector(None, cols, c.incx, t)[1],
                   vector(None, rows, c.incy, t)[1])
+    if layout == "strided":
+        ga, gx, gy = (batch_of(None, g, batch, stride)[1] for g, stride in ((ga, c.strideA), (gx, c.stridex),
+                                                                              (gy, c.stridey)))
+
+    def addresses():
+        if layout == "batched":
+            return pointer_arrays(batch, c.yarray, c.Aarray, c.xarray)
+        return [(c.y, c.A, c.x)]
 
     def run():
         av, bv = alpha.value(), beta.value()
-        for pa, px, py in pointer_arrays(c.batchCount, c.Aarray, c.xarray, c.yarray):
-            gemv_into(view((py, gy), blended(bv)), view((pa, ga)), view((px, gx)), c.trans, av, bv)
+        for py, pa, px in addresses():
+            yv = view((py, gy), blended(bv))
+            blend(yv, np.matmul(op(view((pa, ga)), c.trans), view((px, gx))[..., None])[..., 0], av, bv)
     return run
 
 
@@ -187,9 +171,11 @@ def _triangular_check(c):
     nonzero_increment(incx=c.incx)
 
 
-@family(letters("mcblas%strmv"))
-def trmv(letter, c):
-    """x = op(A)*x, A n x n triangular."""
+@family({"mcblas%str%s" % (_l, _which): (_l, _which) for _l in "SDCZ" for _which in ("mv", "sv")})
+def triangular(kind, c):
+    """trmv: x = op(A)*x; trsv: solves op(A)*x = b for x, b given in x (no singularity test, as
+    BLAS). A is n x n triangular."""
+    letter, which = kind
     t = TYPES[letter]
     _triangular_check(c)
     if c.n == 0:
@@ -198,22 +184,10 @@ def trmv(letter, c):
 
     def run():
         xv = view(x, "rw")
-        xv[...] = op(triangle(view(a), c.uplo, c.diag), c.trans) @ xv
-    return run
-
-
-@family(letters("mcblas%strsv"))
-def trsv(letter, c):
-    """Solves op(A)*x = b for x, b given in x; no singularity test, as BLAS."""
-    t = TYPES[letter]
-    _triangular_check(c)
-    if c.n == 0:
-        return None
-    a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
-
-    def run():
-        xv = view(x, "rw")
-        xv[...] = solve(view(a), xv, c.uplo, c.trans, c.diag)
+        if which == "mv":
+            xv[...] = op(triangle(view(a), c.uplo, c.diag), c.trans) @ xv
+        else:
+            xv[...] = solve(view(a), xv, c.uplo, c.trans, c.diag)
     return run
 
 

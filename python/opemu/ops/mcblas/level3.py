@@ -146,71 +146,47 @@ def _scalars(c, precision):
     return Scalar(c, "alpha", c.alpha, precision.scalar), Scalar(c, "beta", c.beta, precision.scalar)
 
 
-def _single(c, precision):
+def _gemm(c, precision, layout="single"):
+    """One GEMM ("single"), or batchCount of them with operands `stride` elements apart ("strided") or
+    at the addresses of device pointer arrays ("batched")."""
     _gemm_check(c)
+    batch = 1 if layout == "single" else c.batchCount
+    nonnegative(batchCount=batch)
     alpha, beta = _scalars(c, precision)
-    if c.m == 0 or c.n == 0:
+    if c.m == 0 or c.n == 0 or batch == 0:
         return None
     ga, gb, gc = _operands(c, precision)
+    if layout == "strided":
+        ga, gb, gc = (batch_of(None, g, batch, stride)[1] for g, stride in ((ga, c.strideA), (gb, c.strideB),
+                                                                              (gc, c.strideC)))
+
+    def addresses():
+        if layout == "batched":
+            return pointer_arrays(batch, c.Carray, c.Aarray, c.Barray)
+        return [(c.C, c.A, c.B)]
 
     def run():
         av, bv = alpha.value(), beta.value()
-        gemm_into(view((c.C, gc), blended(bv)), view((c.A, ga)), view((c.B, gb)), c.transa, c.transb, av, bv,
-                  precision)
-    return run
-
-
-def _strided(c, precision):
-    _gemm_check(c)
-    nonnegative(batchCount=c.batchCount)
-    alpha, beta = _scalars(c, precision)
-    if c.m == 0 or c.n == 0 or c.batchCount == 0:
-        return None
-    ga, gb, gc = _operands(c, precision)
-    a, b = batch_of(c.A, ga, c.batchCount, c.strideA), batch_of(c.B, gb, c.batchCount, c.strideB)
-    out = batch_of(c.C, gc, c.batchCount, c.strideC)
-
-    def run():
-        av, bv = alpha.value(), beta.value()
-        gemm_into(view(out, blended(bv)), view(a), view(b), c.transa, c.transb, av, bv, precision)
-    return run
-
-
-def _batched(c, precision):
-    _gemm_check(c)
-    nonnegative(batchCount=c.batchCount)
-    alpha, beta = _scalars(c, precision)
-    if c.m == 0 or c.n == 0 or c.batchCount == 0:
-        return None
-    ga, gb, gc = _operands(c, precision)
-
-    def run():
-        av, bv = alpha.value(), beta.value()
-        for pa, pb, pc in pointer_arrays(c.batchCount, c.Aarray, c.Barray, c.Carray):
+        for pc, pa, pb in addresses():
             gemm_into(view((pc, gc), blended(bv)), view((pa, ga)), view((pb, gb)), c.transa, c.transb, av, bv,
                       precision)
     return run
 
 
-@family({**letters("mcblas%sgemm", "SDCZH")})
-def gemm(letter, c):
-    return _single(c, _math_inputs(c, TYPED[letter]))
+GEMMS = {}
+for _layout, _suffix in (("single", ""), ("strided", "StridedBatched"), ("batched", "Batched")):
+    GEMMS.update({"mcblas%sgemm%s" % (_l, _suffix): (_l, _layout) for _l in "SDCZH"})
 
 
-@family({**letters("mcblas%sgemmStridedBatched", "SDCZH")})
-def gemm_strided_batched(letter, c):
-    return _strided(c, _math_inputs(c, TYPED[letter]))
-
-
-@family({**letters("mcblas%sgemmBatched", "SDCZH")})
-def gemm_batched(letter, c):
-    return _batched(c, _math_inputs(c, TYPED[letter]))
+@family({name: name for name in GEMMS})
+def gemm(name, c):
+    letter, layout = GEMMS[name]
+    return _gemm(c, _math_inputs(c, TYPED[letter]), layout)
 
 
 @family({"mcblasGemmEx": "single", "mcblasGemmStridedBatchedEx": "strided", "mcblasGemmBatchedEx": "batched"})
-def gemm_ex(kind, c):
-    precision = _ex_precision(c)
-    return {"single": _single, "strided": _strided, "batched": _batched}[kind](c, precision)
+def gemm_ex(layout, c):
+    return _gemm(c, _ex_precision(c), layout)
 
 
 @family({"mcblasSgemmEx": "S", "mcblasCgemmEx": "C"})
@@ -221,7 +197,7 @@ def gemm_typed_ex(letter, c):
     if precision.scalar != TYPES[letter]:
         raise not_supported("Atype %d / Ctype %d are not %s data" % (c.Atype, c.Ctype, "complex" if letter == "C"
                                                                       else "real"))
-    return _single(c, precision)
+    return _gemm(c, precision)
 
 
 @family(letters("mcblas%sgeam"))

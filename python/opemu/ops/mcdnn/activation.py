@@ -10,7 +10,7 @@ SWISH is x*sigmoid(swish_beta*x); IDENTITY passes values through (opemu implemen
 routines). MCDNN_NOT_PROPAGATE_NAN makes RELU / CLIPPED_RELU map NaN to 0."""
 import numpy as np
 
-from opemu.core import mcdnn, scratch
+from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import ACTIVATION as M
 
 
@@ -80,6 +80,51 @@ def direct_kernel(desc):
     return None
 
 
+def _transcendental(desc, x, e):
+    """What the C kernel takes from NumPy (its exp is not libm's), written into e: exp(min(x, 0)) for
+    ELU, sigmoid(beta*x) for SWISH, computed as backward() does."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if desc.mode == M["MCDNN_ACTIVATION_ELU"]:
+            np.minimum(x, 0, out=e)
+            np.exp(e, out=e)
+        elif desc.mode == M["MCDNN_ACTIVATION_SWISH"]:
+            np.multiply(x.dtype.type(desc.swish_beta), x, out=e)
+            np.negative(e, out=e)
+            np.exp(e, out=e)
+            np.add(1, e, out=e)
+            np.divide(1, e, out=e)
+        else:
+            return kernels.null()
+    return kernels.address(e)
+
+
+def c_backward(desc, y, dy, x, dx):
+    """backward() into dx by the C kernel, on 1-D dense views; False when it does not apply."""
+    lib = kernels.lib()
+    if lib is None or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x):
+        return False
+    size, needs_e = dx.itemsize, desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
+    e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype) if needs_e else None
+    for lo in range(0, dx.size, _BLOCK if needs_e else dx.size or 1):
+        hi = min(lo + _BLOCK, dx.size) if needs_e else dx.size
+        address = _transcendental(desc, x[lo:hi], e[:hi - lo]) if needs_e else kernels.null()
+        if lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y[lo:]),
+                                                kernels.address(dy[lo:]), kernels.address(x[lo:]), address,
+                                                kernels.address(dx[lo:]), hi - lo):
+            return False
+    return True
+
+
+def c_forward(desc, x, y):
+    """forward() into y by the C kernel (RELU, CLIPPED_RELU, IDENTITY), on 1-D dense views; False when it
+    does not apply."""
+    lib = kernels.lib()
+    if lib is None or not kernels.dense(x, y) or not kernels.apart(y, x):
+        return False
+    return lib.opemu_kernel_activation_forward(desc.mode, x.itemsize, int(desc.nan), desc.coef, kernels.address(x),
+                                               kernels.address(y), x.size) == 0
+
+
 def backward(desc, y, dy, x, out=None):
     """The gradient; written into `out` (and `out` returned) when given and the mode allows it."""
     mode = desc.mode
@@ -123,7 +168,12 @@ class ActivationForward(mcdnn.McdnnOp):
     def compute(self, a, v):
         ct = a.xDesc.compute_dtype
 
+        direct = a.alpha_value == 1 and a.beta_value == 0 and a.yDesc.dtype == ct
+
         def run(p):
+            flat = mcdnn.flat_views([p["x"], p["y"]]) if direct else None
+            if flat is not None and c_forward(a.activationDesc, *flat):
+                return
             mcdnn.elementwise(p, ("x",), "y", lambda x: forward(a.activationDesc, x), ct, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)
 
@@ -161,6 +211,8 @@ class ActivationBackward(mcdnn.McdnnOp):
                                   a.alpha_value, a.beta_value)
                 return
             y, dy, x, dx = flat  # dx = result: each block straight into dx, no temporary copy
+            if c_backward(desc, y, dy, x, dx):
+                return
             if fast is None:
                 for lo in range(0, dx.size, _BLOCK):
                     block = slice(lo, lo + _BLOCK)

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from opemu.core import mcdnn, scratch
+from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import POOLING as MODE
 
 _MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
@@ -35,6 +35,9 @@ class _Geometry:
         self.dims = []
         for i in range(pool.nbDims):
             size, out, k, s, p = in_shape[2 + i], out_shape[2 + i], pool.window[i], pool.stride[i], pool.padding[i]
+            # window elements past the padded input read nothing any output keeps (max) or counts
+            # (average): a window of 2^31 costs what the padded input does, as on the device
+            k = min(k, max(size + 2 * p, 1))
             length = max(size + p, (out - 1) * s + k - p) + p
             self.dims.append((size, out, k, s, p, length))
 
@@ -265,6 +268,26 @@ _BITS = {4: np.int32, 8: np.int64}
 _CHUNK = 1 << 18  # input elements per step of the phase walk
 
 
+def _c_max_backward(geometry, y, dy, x, dx):
+    """The max walk into dx by the C kernel, for 2-D pooling of float/double tensors that do not overlap
+    dx; False when it does not apply."""
+    lib = kernels.lib()
+    arrays = (x, y, dy, dx)
+    if (lib is None or len(geometry.dims) != 2 or dx.dtype not in (np.float32, np.float64)
+            or any(t.dtype != dx.dtype or t.strides[-1] != dx.itemsize for t in arrays)
+            or any(np.may_share_memory(dx, t) for t in (x, y, dy))):
+        return False
+    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = geometry.dims
+    item = dx.itemsize
+    strides = {}
+    for name, t in zip(("x", "y", "dy", "dx"), arrays):
+        strides.update({name + "_image": t.strides[0] // item, name + "_plane": t.strides[1] // item,
+                        name + "_row": t.strides[2] // item})
+    g = kernels.pool_geometry(h=h, w=w, oh=oh, ow=ow, kh=kh, kw=kw, sh=sh, sw=sw, ph=ph, pw=pw, **strides)
+    return lib.opemu_kernel_max_pool_backward(item, g, *[kernels.strided_address(t) for t in arrays],
+                                              dx.shape[0], dx.shape[1]) == 0
+
+
 class PoolingForward(mcdnn.McdnnOp):
     name = "mcdnnPoolingForward"
     tensors = {"x": "xDesc", "y": "yDesc"}
@@ -318,13 +341,16 @@ class PoolingBackward(mcdnn.McdnnOp):
         ct = a.dyDesc.compute_dtype
         pool = a.poolingDesc
         geometry = _Geometry(pool, a.dxDesc.shape, a.dyDesc.shape)
-        phases = _Phases(geometry)
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
         counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
                                                        ct)
         per_image = math.prod(a.dxDesc.shape[1:])
 
         def run(p):
+            if (a.is_max and direct and not (pool.nan and np.isnan(p["y"]).any())
+                    and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"])):
+                return
+            phases = _Phases(geometry)
             batch = p["dy"].shape[0]
             step = max(1, _CHUNK // per_image)
             for lo in range(0, batch, step):

@@ -11,7 +11,7 @@ types differ; also dy == dx in place with different strides (the seed requires i
 descriptors for in-place use)."""
 import numpy as np
 
-from opemu.core import mcdnn, scratch
+from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import SOFTMAX_ALGO as ALGO, SOFTMAX_MODE as MODE
 
 
@@ -172,9 +172,21 @@ def _instance_direct(log, total, y, dy, dx):
         return False
     y, dy, dx = flat
     g = scratch.buffer("softmax block", (min(_BLOCK, y.size),), y.dtype) if log else None
+    lib = kernels.lib() if kernels.dense(y, dy, dx) and kernels.apart(dx, dy) else None
     with np.errstate(over="ignore", invalid="ignore"):
+        if lib is not None and not log:
+            lib.opemu_kernel_softmax_backward(0, y.itemsize, total, kernels.address(y), kernels.address(dy), kernels.null(),
+                                              kernels.address(dx),
+                                              y.size)
+            return True
         for lo in range(0, y.size, _BLOCK):
             hi = min(lo + _BLOCK, y.size)
+            if lib is not None:  # the C kernel after NumPy's exp(y)
+                gb = g[:hi - lo]
+                np.exp(y[lo:hi], out=gb)
+                lib.opemu_kernel_softmax_backward(1, y.itemsize, total, kernels.null(), kernels.address(dy[lo:]), kernels.address(gb),
+                                                  kernels.address(dx[lo:]), hi - lo)
+                continue
             if log:  # dy - exp(y) * Σ dy
                 gb = g[:hi - lo]
                 np.exp(y[lo:hi], out=gb)

@@ -1,0 +1,66 @@
+/* Fused C kernels: the same work as an op's NumPy reference, in one pass instead of several.
+ *
+ * Each kernel is bit-identical to its NumPy reference (tests/test_kernels.py): the same operations in
+ * the same order and rounding points, compiled with -O3 -ffp-contract=off (no FMA contraction, no
+ * fast-math). Arrays are passed as pointers (from ffi.from_buffer, the cheapest way to an array's address)
+ * and element strides; `size` is the element size, 4 (float) or 8 (double). A kernel works on the range it
+ * is given and takes no locks: the caller splits the work over the pool's threads (cffi releases the
+ * GIL during the call). Plain C that pycparser parses: the build hands it to cffi via bridge_api.h. */
+#ifndef OPEMU_KERNELS_H
+#define OPEMU_KERNELS_H
+
+#include <stdint.h>
+
+/* Activation modes, as mcdnnActivationMode_t numbers them. */
+enum {
+    OPEMU_ACT_SIGMOID = 0,
+    OPEMU_ACT_RELU = 1,
+    OPEMU_ACT_TANH = 2,
+    OPEMU_ACT_CLIPPED_RELU = 3,
+    OPEMU_ACT_ELU = 4,
+    OPEMU_ACT_IDENTITY = 5,
+    OPEMU_ACT_SWISH = 6
+};
+
+/* dx[i] of n dense elements. `e` is exp(min(x, 0)) for ELU and sigmoid(beta*x) for SWISH (NumPy
+ * computes those: its exp is not libm's), else unused (0). Returns 0, or -1 for a mode or size it
+ * does not handle. */
+int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, const void *y, const void *dy,
+                                     const void *x, const void *e, void *dx, int64_t n);
+
+/* y[i] of n dense elements for RELU, CLIPPED_RELU (clamped to coef) and IDENTITY; `propagate_nan` as
+ * the descriptor's NaN option. Returns 0, or -1 for another mode or size. */
+int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, const void *x, void *y,
+                                    int64_t n);
+
+/* Softmax backward, elementwise step of one image given its sum `total`, n dense elements:
+ * accurate/fast: dx = (dy - total) * y;  log: dx = dy - e * total with e = exp(y) (from NumPy). */
+int opemu_kernel_softmax_backward(int log, int size, double total, const void *y, const void *dy, const void *e,
+                                  void *dx, int64_t n);
+
+/* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes: dx of each plane from x, y, dy, the window
+ * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_image between images,
+ * *_plane between planes,
+ * *_row between rows; the w stride is 1. dy goes to the first element of its window, in row-major
+ * order, that equals y; an input element's gradient is +0 plus the dy of each window that chose it, in
+ * window-element order. dx must not overlap x, y or dy. Returns 0, or -1 for a size it does not handle. */
+struct opemu_pool_geometry {
+    int64_t h, w, oh, ow;
+    int64_t kh, kw, sh, sw, ph, pw;
+    int64_t x_image, x_plane, x_row, y_image, y_plane, y_row, dy_image, dy_plane, dy_row, dx_image, dx_plane, dx_row;
+};
+int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
+                                   const void *dy, void *dx, int64_t images, int64_t planes);
+
+/* One EMA-Adam step (python/opemu/ops/aclnn/apply_fused_ema_adam.py _step) on n dense elements of fp32
+ * (dtype 0), fp16 (1) or bf16 (2) data, in place on var, m, v, s. k is the address of the fp32 constants b1, b2,
+ * ema, eps, lr, wd, 1-b1, 1-b2, 1-ema, 1/c1, 1/c2. Returns 0; -2, touching nothing, when two of the
+ * arrays overlap (the reference's separate passes then give another result); -1 for another dtype. */
+int opemu_kernel_ema_adam(int dtype, int mode, const void *k, const void *grad, void *var, void *m,
+                          void *v, void *s, int64_t n);
+
+/* The streaming floor of a memory-bound op: reads `inputs` arrays of n floats and writes `outputs`
+ * (the last ones of the same list), one pass, the least work that touches those bytes. */
+void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
+
+#endif

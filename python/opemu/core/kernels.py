@@ -1,0 +1,86 @@
+"""The fused C kernels (csrc/kernels/), bit-identical to the NumPy code they replace.
+
+Every op that uses one keeps its NumPy version as the reference; `OPEMU_KERNELS=numpy` selects the
+references everywhere (`c`, the default, the kernels). `lib()` is the bridge's cffi library, or None when
+the references must run: OPEMU_KERNELS=numpy, or a process that cannot load libopemu (opemu.api without a
+build). In a plain Python process (opemu.api, tests) the first use loads libopemu and starts its bridge in
+this interpreter, which attaches the ffi as an operator call would."""
+import ctypes
+import os
+
+import numpy as np
+
+from opemu.core import device
+
+CHOICES = ("c", "numpy")
+
+
+def _choice():
+    value = os.environ.get("OPEMU_KERNELS", "c") or "c"
+    if value not in CHOICES:
+        raise RuntimeError("OPEMU_KERNELS=%s is not one of %s" % (value, ", ".join(CHOICES)))
+    return value
+
+
+USE_C = _choice() == "c"
+_tried = False
+
+
+def lib():
+    """The cffi library holding the kernels, or None (use the NumPy reference)."""
+    global _tried
+    if not USE_C:
+        return None
+    if device.lib is None and not _tried:
+        _tried = True
+        _start_bridge()
+    return device.lib
+
+
+def _start_bridge():
+    import opemu  # late: opemu/__init__ imports this package's users
+    try:
+        path = opemu.prefix() / "lib64" / "libopemu.so"
+        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL).opemu_py_kernels_attach()
+    except (OSError, AttributeError, RuntimeError):
+        pass  # no build: the references run
+
+
+def address(array):
+    """A pointer to a contiguous array's first element for a kernel's void * (ffi.from_buffer: a fraction of
+    array.ctypes.data's cost)."""
+    return device.ffi.from_buffer(array)
+
+
+def strided_address(array):
+    """A pointer to the first element of any array (the kernel walks its strides)."""
+    return device.ffi.cast("void *", array.ctypes.data)
+
+
+def null():
+    """A kernel's unused pointer argument."""
+    return device.ffi.NULL
+
+
+
+def dense(*arrays):
+    """True when the arrays are C-contiguous and of the one float type the kernels take (float32/64)."""
+    first = arrays[0].dtype
+    return first in (np.float32, np.float64) and all(a.dtype == first and a.flags.c_contiguous for a in arrays)
+
+
+def apart(out, *inputs):
+    """True when `out` is the very view of each input it overlaps, or overlaps none: an elementwise
+    kernel reads each element before writing it, so only a shifted overlap would need the reference's
+    temporaries."""
+    return all(t is None or not np.may_share_memory(out, t) or
+               (t.ctypes.data == out.ctypes.data and t.strides == out.strides) for t in inputs)
+
+
+def pool_geometry(**fields):
+    """A struct opemu_pool_geometry holding `fields`."""
+    g = device.ffi.new("struct opemu_pool_geometry *")
+    for name, value in fields.items():
+        setattr(g, name, value)
+    return g
+

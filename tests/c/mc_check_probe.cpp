@@ -1,0 +1,89 @@
+// MACA misuse for `opemu check`, one case per finding kind, plus leaks found at a device reset.
+// `mc_check_probe CASE`; without a case it lists them.
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <mc_runtime.h>
+#include <mcdnn/mcdnn.h>
+
+static int relu(size_t y_bytes)  // y described as 64 floats; the app allocated y_bytes
+{
+    mcdnnHandle_t h;
+    mcdnnTensorDescriptor_t d;
+    mcdnnActivationDescriptor_t act;
+    float x_host[64] = {0}, alpha = 1, beta = 0;
+    void *x, *y;
+    mcdnnCreate(&h);
+    mcdnnCreateTensorDescriptor(&d);
+    mcdnnSetTensor4dDescriptor(d, MCDNN_TENSOR_NCHW, MCDNN_DATA_FLOAT, 1, 1, 8, 8);
+    mcdnnCreateActivationDescriptor(&act);
+    mcdnnSetActivationDescriptor(act, MCDNN_ACTIVATION_RELU, MCDNN_NOT_PROPAGATE_NAN, 0);
+    mcMalloc(&x, sizeof x_host);
+    mcMalloc(&y, y_bytes);
+    mcMemcpy(x, x_host, sizeof x_host, mcMemcpyHostToDevice);
+    int rc = mcdnnActivationForward(h, act, &alpha, d, x, &beta, d, y);
+    mcDeviceSynchronize();
+    mcFree(x);
+    mcFree(y);
+    mcdnnDestroyActivationDescriptor(act);
+    mcdnnDestroyTensorDescriptor(d);
+    mcdnnDestroy(h);
+    return rc;
+}
+
+static std::map<std::string, std::function<int()>> cases = {
+    {"clean", [] { return relu(256); }},
+    {"uninitialized-read", [] {
+         void *d;
+         char host[64];
+         mcMalloc(&d, sizeof host);
+         mcMemcpy(host, d, sizeof host, mcMemcpyDeviceToHost);
+         return (int)mcFree(d);
+     }},
+    {"out-of-bounds", [] {
+         void *d;
+         char host[200] = {0};
+         mcMalloc(&d, 100);  // mapped as 256: the copy fits the mapping, not the request
+         mcMemcpy(d, host, sizeof host, mcMemcpyHostToDevice);
+         return (int)mcFree(d);
+     }},
+    {"double-free", [] {
+         void *d;
+         mcMalloc(&d, 64);
+         mcFree(d);
+         mcFree(d);
+         return 0;
+     }},
+    {"routine-overrun", [] { return relu(200); }},  // 256 bytes written, 200 requested
+    {"mcdnn-leak", [] {
+         mcdnnHandle_t h;
+         mcdnnTensorDescriptor_t d;
+         mcdnnCreate(&h);
+         mcdnnCreateTensorDescriptor(&d);
+         return 0;
+     }},
+    {"mc-reset-leak", [] {
+         void *d;
+         mcMalloc(&d, 64);
+         return (int)mcDeviceReset();
+     }},
+    {"host-access", [] {  // on the device a host dereference of device memory faults
+         void *d;
+         mcMalloc(&d, 64);
+         mcMemset(d, 0, 64);
+         printf("read %d\n", ((volatile char *)d)[0]);
+         return (int)mcFree(d);
+     }},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || cases.find(argv[1]) == cases.end()) {
+        for (auto &c : cases)
+            printf("%s\n", c.first.c_str());
+        return argc < 2 ? 0 : 2;
+    }
+    return cases[argv[1]]();
+}

@@ -1,0 +1,29 @@
+"""The embedded interpreter is the Python opemu was built for, whatever `python3` PATH finds first
+(cron, sudo or a minimal PATH can put another install of the same version there)."""
+import os
+import sys
+
+from conftest import opemu_only, run_program
+
+pytestmark = [opemu_only]
+
+
+def decoy_python(root):
+    """A `python3` whose home has a standard library that cannot start an interpreter."""
+    version = "python%d.%d" % sys.version_info[:2]
+    (root / "bin").mkdir()
+    (root / "lib" / version / "encodings").mkdir(parents=True)
+    (root / "lib" / version / "os.py").write_text("raise ImportError('the decoy standard library')\n")
+    (root / "lib" / version / "encodings" / "__init__.py").write_text("raise ImportError('the decoy')\n")
+    for name in ("python3", version):
+        executable = root / "bin" / name
+        executable.write_text("#!/bin/sh\nexit 1\n")
+        executable.chmod(0o755)
+    return root / "bin"
+
+
+def test_an_operator_runs_with_another_python3_first_on_path(embedding_sample, tmp_path):
+    path = "%s:%s" % (decoy_python(tmp_path), os.environ["PATH"])
+    result = run_program(embedding_sample, env={"PATH": path})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "result[0] is: 4.000000" in result.stdout

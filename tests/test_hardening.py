@@ -1,0 +1,105 @@
+"""Input the checks must judge (issue classes found by fuzzing): each gets the vendor's documented
+status and message, never an internal error, an overflow inside opemu, or a kernel that allocates
+what a zero-stride description only pretends is there."""
+import ctypes
+import gc
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import acl
+from conftest import opemu_only
+
+pytestmark = [opemu_only]
+PARAM_INVALID = 161002
+
+
+def embedding(weight, indices, out):
+    return acl.run_two_phase("aclnnEmbedding", *(ctypes.c_void_p(t.handle) for t in (weight, indices, out)))
+
+
+@pytest.fixture
+def tensors():
+    made = dict(weight=acl.DeviceTensor(np.arange(12, dtype=np.float32).reshape(4, 3)),
+                indices=acl.DeviceTensor(np.array([1, 3], np.int64)),
+                out=acl.DeviceTensor(np.zeros((2, 3), np.float32)))
+    yield made
+    for t in made.values():
+        t.free()
+
+
+@pytest.mark.parametrize("code", [26, 999, -1])
+@pytest.mark.parametrize("which", ["weight", "indices", "out"])
+def test_unknown_dtype_code_is_param_invalid(tensors, which, code):
+    storage = tensors[which].storage()
+    tensors[which] = acl.DeviceTensor(storage, dtype=code)
+    assert embedding(**tensors)[0] == PARAM_INVALID
+    assert "internal error" not in acl.recent_error()
+
+
+@pytest.mark.parametrize("strides", [(2 ** 62, 1), (2 ** 60, 1), (1, 2 ** 63 - 1)])
+def test_view_spanning_past_int64_is_refused_in_phase1(tensors, strides):
+    tensors["weight"] = acl.DeviceTensor(np.zeros(12, np.float32), shape=(4, 3), strides=strides)
+    assert embedding(**tensors)[0] == PARAM_INVALID
+    assert "spans more than 2^63 bytes" in acl.recent_error()
+
+
+def test_refused_phase1_does_not_grow_the_process(tensors):
+    tensors["indices"] = acl.DeviceTensor(np.array([1.0, 3.0], np.float32))  # wrong dtype: refused, cached
+    for _ in range(50):
+        assert embedding(**tensors)[0] == PARAM_INVALID
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(2000):
+        embedding(**tensors)
+    gc.collect()
+    growth = sum(d.size_diff for d in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    tracemalloc.stop()
+    assert growth < 64 * 1024, "%d bytes more after 2000 refused calls" % growth  # was ~1.6 KB per call
+
+
+def test_zero_stride_mask_of_2_to_34_bytes_is_read_only_where_the_rows_are():
+    from opemu.ops.aclnn import _vocab_parallel as vp
+    mask = np.lib.stride_tricks.as_strided(np.array([0b10100101], np.uint8), (2 ** 34,), (0,))
+    assert vp.outside_shard(mask, 12).tolist() == [1, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 0]
+
+
+def test_runtime_calls_before_aclInit_work_as_on_the_vendor_runtime(build_dir):
+    """The runtime initialises itself on demand: device, memory and stream calls need no aclInit
+    (only features with an init of their own, such as dump and profiling, answer
+    ACL_ERROR_UNINITIALIZE), so a program that skips aclInit runs."""
+    from conftest import compile_source, run_program
+    output = compile_source(build_dir, "no_init", '#include <cstdio>\n#include "acl/acl.h"\nint main() {\n'
+                            '  void* p = nullptr; aclrtStream s;\n'
+                            '  int set = aclrtSetDevice(0), malloc = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n'
+                            '  int stream = aclrtCreateStream(&s), sync = aclrtSynchronizeStream(s);\n'
+                            '  printf("%d %d %d %d\\n", set, malloc, stream, sync);\n  return 0;\n}\n', ["ascendcl"])
+    assert run_program(output).stdout.split() == ["0", "0", "0", "0"]
+
+
+def test_vocab_start_beyond_int32_with_an_int32_target_is_no_internal_error():
+    """Found by the fuzz suite: vocabStartIndex = 2^31 with INT32 targets overflowed NumPy's int32."""
+    import json
+    import fuzz_worker
+    from test_fuzz import ACLNN_SEEDS
+    args = json.loads(json.dumps(ACLNN_SEEDS["aclnnFusedLinearOnlineMaxSum"]))
+    args[3] = args[4] = 2 ** 31
+    result, violations = fuzz_worker.run_aclnn({"family": "aclnn", "op": "aclnnFusedLinearOnlineMaxSum", "args": args})
+    assert violations == [] and result["phase1"] == 0 and result["phase2"] == 0
+
+
+def test_pooling_window_of_2_to_31_costs_what_the_input_does():
+    """Found by the fuzz suite: a 1 x (2^31-1) window made pooling backward run for minutes."""
+    import time
+    import fuzz_worker
+    plane = {"strides": None, "dtype": 0}
+    case = {"family": "mcdnn", "routine": "mcdnnPoolingBackward",
+            "descriptors": {"poolingDesc": {"mode": 0, "nan": 0, "window": [1, 2 ** 31 - 1, 0, 0, 1, 1]},
+                            "yDesc": dict(plane, dims=[2, 3, 2, 2]), "dyDesc": dict(plane, dims=[2, 3, 2, 2]),
+                            "xDesc": dict(plane, dims=[2, 3, 4, 4]), "dxDesc": dict(plane, dims=[2, 3, 4, 4])},
+            "alloc": {}, "values": {}, "scalars": {"alpha": 1.0, "beta": 0.0}, "double_scalars": False}
+    start = time.monotonic()
+    result, violations = fuzz_worker.run_mcdnn(case)
+    assert violations == [] and time.monotonic() - start < 5

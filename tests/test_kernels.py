@@ -1,0 +1,256 @@
+"""The C kernels (csrc/kernels/) against their NumPy references: bit-identical results on random and
+special values (NaN with payloads, ±0, ±inf, subnormals, ties), odd sizes, strided and in-place views;
+and the oracle tests of the ops they serve passing with the references alone (OPEMU_KERNELS=numpy)."""
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import conftest
+import opemu.api
+from opemu.core import kernels, mcdnn
+from opemu.core.mcdnn import ACTIVATION as M
+from opemu.ops.mcdnn import activation, pooling, softmax
+
+pytestmark = conftest.opemu_only
+BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@pytest.fixture(autouse=True)
+def c_kernels():
+    if kernels.lib() is None:
+        pytest.fail("the C kernels did not load (is the build in place?)")
+
+
+@pytest.fixture
+def reference_only(monkeypatch):
+    """Runs the code under test with OPEMU_KERNELS=numpy's choice."""
+    def use(numpy):
+        monkeypatch.setattr(kernels, "USE_C", not numpy)
+    return use
+
+
+def assert_same_bits(ours, reference):
+    """Every bit, except which NaN a NaN result is: where two NaNs meet in + or *, NumPy itself answers
+    either one's payload (its temporary elision swaps the operands of commutative operations on arrays
+    past 256 KiB), so only the NaN positions must agree there."""
+    assert ours.shape == reference.shape and ours.dtype == reference.dtype
+    bits = BITS[ours.dtype.itemsize]
+    both_nan = np.isnan(ours.astype(np.float32) if ours.itemsize == 2 else ours) & np.isnan(
+        reference.astype(np.float32) if reference.itemsize == 2 else reference)
+    mismatch = np.flatnonzero((ours.view(bits) != reference.view(bits)) & ~both_nan)
+    assert mismatch.size == 0, "%d elements differ, first at %d: %r vs %r" % (
+        mismatch.size, mismatch[0], ours.reshape(-1)[mismatch[0]], reference.reshape(-1)[mismatch[0]])
+
+
+def special(n, dtype, rng, scale=1.0):
+    """n values of `dtype`: normals, with NaNs (some carrying payloads), ±0, ±inf and subnormals mixed in."""
+    values = (rng.standard_normal(n) * scale).astype(dtype)
+    tiny = np.finfo(dtype).smallest_subnormal
+    extras = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, tiny, -tiny, 3 * tiny, 1.0, -1.0], dtype)
+    where = rng.choice(n, size=min(n, 3 * len(extras)), replace=False)
+    values[where] = np.resize(extras, where.size)
+    if dtype == np.float32 and n > 40:  # a NaN with a payload
+        values.view(np.uint32)[where[0]] = 0x7fc01234
+    return values
+
+
+SIZES = [1, 7, 1023, 70001]
+FLOATS = [np.float32, np.float64]
+
+
+def activation_desc(mode, nan=0, coef=0.7, beta=1.3):
+    return mcdnn.Struct(mode=mode, nan=nan, coef=coef, swish_beta=beta)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("mode", sorted(M.values()))
+def test_activation_backward_is_bit_identical(mode, n, dtype):
+    rng = np.random.default_rng(n + mode)
+    y, dy, x = (special(n, dtype, rng) for _ in range(3))
+    desc = activation_desc(mode)
+    with np.errstate(all="ignore"):
+        expected = activation.backward(desc, y, dy, x)
+    dx = np.empty(n, dtype)
+    assert activation.c_backward(desc, y, dy, x, dx)
+    assert_same_bits(dx, expected.astype(dtype, copy=False))
+
+
+@pytest.mark.parametrize("mode", sorted(M.values()))
+def test_activation_backward_in_place_over_dy(mode):
+    rng = np.random.default_rng(mode)
+    y, dy, x = (special(4099, np.float32, rng) for _ in range(3))
+    desc = activation_desc(mode)
+    with np.errstate(all="ignore"):
+        expected = activation.backward(desc, y, dy, x)
+    assert activation.c_backward(desc, y, dy, x, dy)
+    assert_same_bits(dy, expected)
+
+
+def test_activation_backward_leaves_strided_and_shifted_views_to_the_reference():
+    rng = np.random.default_rng(5)
+    base = special(2000, np.float32, rng)
+    desc = activation_desc(M["MCDNN_ACTIVATION_RELU"])
+    assert not activation.c_backward(desc, base[::2], base[::2], base[::2], np.empty(1000, np.float32))
+    assert not activation.c_backward(desc, base[1:1001], base[:1000], base[:1000], base[:1000])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("nan", [0, 1], ids=["not-propagate", "propagate"])
+@pytest.mark.parametrize("mode", ["MCDNN_ACTIVATION_RELU", "MCDNN_ACTIVATION_CLIPPED_RELU", "MCDNN_ACTIVATION_IDENTITY"])
+def test_activation_forward_is_bit_identical(mode, nan, dtype):
+    rng = np.random.default_rng(nan)
+    x = special(1031, dtype, rng)
+    x[:4] = [0.7, -0.0, 0.0, 0.70000001]  # ties with the clip and with 0
+    desc = activation_desc(M[mode], nan=nan)
+    y = np.empty_like(x)
+    assert activation.c_forward(desc, x, y)
+    assert_same_bits(y, activation.forward(desc, x))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
+@pytest.mark.parametrize("n", [5, 70001])
+def test_softmax_instance_backward_is_bit_identical(n, log, dtype, reference_only):
+    rng = np.random.default_rng(n)
+    y, dy = special(n, dtype, rng), special(n, dtype, rng)
+    total = dtype(dy.sum() if log else np.vdot(dy, y))
+    outputs = []
+    for numpy in (True, False):
+        reference_only(numpy)
+        dx = np.empty(n, dtype)
+        with np.errstate(all="ignore"):
+            assert softmax._instance_direct(log, total, y, dy, dx)
+        outputs.append(dx)
+    assert_same_bits(outputs[1], outputs[0])
+
+
+def pooled(x, window, stride, padding, out_shape):
+    """y of max pooling x as opemu's forward computes it."""
+    pool = mcdnn.Struct(mode=0, nan=0, nbDims=2, window=window, stride=stride, padding=padding)
+    geometry = pooling._Geometry(pool, x.shape, (x.shape[0], x.shape[1]) + out_shape)
+    return pool, geometry, pooling.forward(pool, geometry, x, x.dtype)
+
+
+POOLS = {  # window, stride, padding, input h, w (odd sizes leave rows and columns no window covers)
+    "2x2/2": ((2, 2), (2, 2), (0, 0), 9, 13),
+    "3x3/2": ((3, 3), (2, 2), (1, 1), 11, 8),
+    "3x2/1": ((3, 2), (1, 1), (1, 0), 6, 7),
+    "2x2/3-pad": ((2, 2), (3, 3), (1, 1), 10, 9),
+}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(POOLS))
+def test_max_pool_backward_is_bit_identical(name, dtype):
+    window, stride, padding, h, w = POOLS[name]
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(h * w)
+    x = rng.integers(-3, 4, size=(2, 3, h, w)).astype(dtype)  # few distinct values: many tied windows
+    x.reshape(-1)[::17] = special(x.size, dtype, rng)[::17]
+    x[np.isnan(x)] = 0  # a NaN max is the NaN walk's, not this kernel's
+    out = tuple((s + 2 * p - k) // st + 1 for s, k, st, p in zip((h, w), window, stride, padding))
+    pool, geometry, y = pooled(x, window, stride, padding, out)
+    dy = special(y.size, dtype, rng).reshape(y.shape)
+    expected = np.empty_like(x)
+    pooling._Phases(geometry).max_backward(y, dy, x, expected, dtype)
+    assert_same_bits(expected, pooling.backward(pool, geometry, y, dy, x, x.shape, dtype))
+    dx = np.full_like(x, 5)
+    assert pooling._c_max_backward(geometry, y, dy, x, dx)
+    assert_same_bits(dx, expected)
+
+
+def test_max_pool_backward_on_strided_planes():
+    rng = np.random.default_rng(3)
+    window, stride, padding, h, w = POOLS["3x3/2"]
+    storage = rng.standard_normal((2, 5, h + 3, w + 4)).astype(np.float32)
+    x = storage[:, 1:4, 2:2 + h, 1:1 + w]  # padded rows and columns, a channel slice
+    pool, geometry, y = pooled(x, window, stride, padding, ((h + 2 - 3) // 2 + 1, (w + 2 - 3) // 2 + 1))
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    big = np.zeros((2, 4, h + 1, w + 2), np.float32)
+    dx = big[:, :3, :h, :w]
+    assert pooling._c_max_backward(geometry, y, dy, x, dx)
+    assert_same_bits(np.ascontiguousarray(dx), pooling.backward(pool, geometry, y, dy, x, x.shape, np.float32))
+    assert not big[:, 3].any() and not big[:, :, h:].any()
+
+
+EMA_TYPES = [np.float32, np.float16, ml_dtypes.bfloat16]
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2], ids=["l2", "adamw", "no-decay"])
+@pytest.mark.parametrize("dtype", EMA_TYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(3,), (70001,), (33, 17)])
+def test_ema_adam_is_bit_identical(shape, dtype, mode, reference_only):
+    rng = np.random.default_rng(sum(shape) + mode)
+    n = int(np.prod(shape))
+    state = {name: special(n, np.float32, rng, scale).astype(dtype).reshape(shape)
+             for name, scale in (("grad", 1.0), ("varRef", 1.0), ("mRef", 0.1), ("vRef", 0.01), ("sRef", 1.0))}
+    state["vRef"] = abs(state["vRef"])
+    if dtype == np.float32:  # values that round to half-way cases and subnormals on the way through
+        state["grad"].reshape(-1)[:3] = [1e-40, 3e-39, 65504.5]
+    outputs = []
+    for numpy in (True, False):
+        reference_only(numpy)
+        arrays = {name: value.copy() for name, value in state.items()}
+        with np.errstate(all="ignore"):
+            opemu.api.call("aclnnApplyFusedEmaAdam", step=np.array([3]), lr=1e-3, emaDecay=0.99, beta1=0.9,
+                           beta2=0.999, eps=1e-8, mode=mode, biasCorrection=True, weightDecay=0.05, **arrays)
+        outputs.append(arrays)
+    for name in ("varRef", "mRef", "vRef", "sRef"):
+        assert_same_bits(outputs[1][name], outputs[0][name])
+
+
+def test_ema_adam_on_strided_arrays_matches_the_reference(reference_only):
+    rng = np.random.default_rng(9)
+    outputs = []
+    for numpy in (True, False):
+        reference_only(numpy)
+        storage = {name: np.random.default_rng(1).standard_normal((40, 20)).astype(np.float32) for name in
+                   ("grad", "varRef", "mRef", "vRef", "sRef")}
+        storage["vRef"] = abs(storage["vRef"])
+        views = {name: value[:, ::2] for name, value in storage.items()}
+        opemu.api.call("aclnnApplyFusedEmaAdam", step=np.array([1]), lr=1e-2, emaDecay=0.9, beta1=0.9, beta2=0.99,
+                       eps=1e-6, mode=1, biasCorrection=True, weightDecay=0.01, **views)
+        outputs.append(storage)
+    del rng
+    for name in ("varRef", "mRef", "vRef", "sRef"):
+        assert_same_bits(outputs[1][name], outputs[0][name])
+
+
+def test_invalid_kernel_choice_is_refused():
+    result = subprocess.run([sys.executable, "-c", "import opemu.core.kernels"], capture_output=True, text=True,
+                            env=dict(os.environ, OPEMU_KERNELS="fast"))
+    assert result.returncode != 0
+    assert "OPEMU_KERNELS=fast is not one of c, numpy" in result.stderr
+
+
+def test_oracle_tests_pass_with_the_numpy_references():
+    """A CI-cheap subset: the torch oracle tests of every op that has a C kernel, references only."""
+    tests = conftest.ROOT / "tests"
+    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+               str(tests / "test_mcdnn_ops.py"), "-k", "activation or softmax or pooling",
+               str(tests / "test_apply_fused_ema_adam.py")]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tests,
+                            env=dict(os.environ, OPEMU_KERNELS="numpy"), timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+
+
+def test_ema_adam_with_overlapping_arrays_takes_the_reference(reference_only):
+    """grad and m one buffer: the reference's separate passes read the updated m as grad; the kernel,
+    which does each element's step at once, declines and the reference runs."""
+    outputs = []
+    for numpy in (True, False):
+        reference_only(numpy)
+        rng = np.random.default_rng(4)
+        shared = rng.standard_normal(64).astype(np.float32)
+        var, v, s = (rng.standard_normal(64).astype(np.float32) for _ in range(3))
+        opemu.api.call("aclnnApplyFusedEmaAdam", grad=shared, varRef=var, mRef=shared, vRef=abs(v), sRef=s,
+                       step=np.array([2]), lr=1e-2, emaDecay=0.9, beta1=0.9, beta2=0.99, eps=1e-6, mode=0,
+                       biasCorrection=True, weightDecay=0.1)
+        outputs.append((shared, var, s))
+    for ours, reference in zip(outputs[1], outputs[0]):
+        assert_same_bits(ours, reference)
