@@ -32,9 +32,13 @@ static soc_family current_soc(void)
 
 static int64_t ceil_align(int64_t value, int64_t block) { return (value + block - 1) / block * block; }
 
+typedef struct {
+    const int64_t *dims;
+    uint64_t ndim;
+} shape_view;
+
 /* The shape's dimensions, after the null and liveness checks every helper makes first. */
-static aclnnStatus shape_of(const aclIntArray *shape, const uint64_t *size_out, const char *api,
-                            const int64_t **dims, uint64_t *ndim)
+static aclnnStatus shape_of(const aclIntArray *shape, const uint64_t *size_out, const char *api, shape_view *view)
 {
     if (shape == NULL)
         return opemu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: tensorShape is nullptr.", api);
@@ -44,8 +48,8 @@ static aclnnStatus shape_of(const aclIntArray *shape, const uint64_t *size_out, 
     if (!opemu_handle_is(shape, OPEMU_KIND_INT_ARRAY))
         return opemu_fail(ACLNN_ERR_PARAM_INVALID, "%s: tensorShape %p is not a live aclIntArray (destroyed or "
                           "never created).", api, (const void *)shape);
-    *dims = shape->data;
-    *ndim = shape->size;
+    view->dims = shape->data;
+    view->ndim = shape->size;
     return ACLNN_SUCCESS;
 }
 
@@ -98,43 +102,38 @@ static aclnnStatus check_dim_range(uint64_t ndim, uint64_t low, uint64_t high)
 
 OPEMU_EXPORT aclnnStatus aclnnCalculateMatmulWeightSize(const aclIntArray *tensorShape, uint64_t *weightTensorSize)
 {
-    const char *api = "aclnnCalculateMatmulWeightSize";
-    const int64_t *dims = NULL;
-    uint64_t ndim = 0;
-    aclnnStatus status = shape_of(tensorShape, weightTensorSize, api, &dims, &ndim);
+    shape_view s = {NULL, 0};
+    aclnnStatus status = shape_of(tensorShape, weightTensorSize, "aclnnCalculateMatmulWeightSize", &s);
     if (status != ACLNN_SUCCESS)
         return status;
     soc_family soc = current_soc();
     /* Batched weights only on Atlas A2/A3; every other SoC takes plain (n, k) matrices. */
-    status = (soc == SOC_910B || soc == SOC_910_93) ? check_dim_range(ndim, 2, 6) : check_dim_range(ndim, 2, 2);
+    status = (soc == SOC_910B || soc == SOC_910_93) ? check_dim_range(s.ndim, 2, 6) : check_dim_range(s.ndim, 2, 2);
     if (status != ACLNN_SUCCESS)
         return status;
     /* V1 has no dtype: the vendor computes it as float16 (16 x 16 blocks); zero dimensions give 0. */
-    return matmul_weight_elements(dims, ndim, ACL_FLOAT16, api, weightTensorSize);
+    return matmul_weight_elements(s.dims, s.ndim, ACL_FLOAT16, "aclnnCalculateMatmulWeightSize", weightTensorSize);
 }
 
 OPEMU_EXPORT aclnnStatus aclnnCalculateMatmulWeightSizeV2(const aclIntArray *tensorShape, aclDataType dataType,
                                                           uint64_t *weightTensorSize)
 {
     const char *api = "aclnnCalculateMatmulWeightSizeV2";
-    soc_family soc = current_soc();
     /* The SoC is checked before the pointers. */
-    if (soc == SOC_OTHER)
+    if (current_soc() == SOC_OTHER)
         return opemu_fail(ACLNN_ERR_RUNTIME_ERROR, "support for %s is not implemented", opemu_soc_name());
-    const int64_t *dims = NULL;
-    uint64_t ndim = 0;
-    aclnnStatus status = shape_of(tensorShape, weightTensorSize, api, &dims, &ndim);
+    shape_view s = {NULL, 0};
+    aclnnStatus status = shape_of(tensorShape, weightTensorSize, api, &s);
+    if (status == ACLNN_SUCCESS)
+        status = check_dim_range(s.ndim, 2, 6);
     if (status != ACLNN_SUCCESS)
         return status;
-    status = check_dim_range(ndim, 2, 6);
-    if (status != ACLNN_SUCCESS)
-        return status;
-    for (uint64_t i = 0; i < ndim; i++)
-        if (dims[i] == 0)
+    for (uint64_t i = 0; i < s.ndim; i++)
+        if (s.dims[i] == 0)
             return opemu_fail(ACLNN_ERR_PARAM_INVALID, "No zeros are allow in shape");
     /* The doc lists FLOAT16, BFLOAT16 and INT8 and an error for other dtypes; the vendor's code does not
      * check the dtype and pads every other dtype as int8 (code wins). */
-    return matmul_weight_elements(dims, ndim, dataType, api, weightTensorSize);
+    return matmul_weight_elements(s.dims, s.ndim, dataType, api, weightTensorSize);
 }
 
 /* FRACTAL_Z of an NCHW float16 convolution weight, groups == 1: (C1*H*W, N1, 16, 16) with C and N
@@ -155,14 +154,14 @@ OPEMU_EXPORT aclnnStatus aclnnCalculateConvolutionWeightSize(const aclIntArray *
                                                              uint64_t *weightTensorSize)
 {
     const char *api = "aclnnCalculateConvolutionWeightSize";
-    const int64_t *dims = NULL;
-    uint64_t ndim = 0;
-    aclnnStatus status = shape_of(tensorShape, weightTensorSize, api, &dims, &ndim);
+    shape_view s = {NULL, 0};
+    aclnnStatus status = shape_of(tensorShape, weightTensorSize, api, &s);
     if (status != ACLNN_SUCCESS)
         return status;
-    if (ndim != 4)
+    const int64_t *dims = s.dims;
+    if (s.ndim != 4)
         return opemu_fail(ACLNN_ERR_PARAM_INVALID, "only support 4 dim tensorShape, but got dim %lu.",
-                          (unsigned long)ndim);
+                          (unsigned long)s.ndim);
     if (transposed)
         return opemu_fail(ACLNN_ERR_PARAM_INVALID, "only support nontranspose convolution, now transpose is %d.",
                           (int)transposed);
