@@ -94,6 +94,19 @@ def test_rms_norm_over_two_trailing_dims():
     close(result(dy), expected, np.float32, scale=4)
 
 
+def test_rms_norm_rstd_axes_are_one_or_xs_whatever_the_rank():
+    """The tiling asks each rstd axis to be 1 or x's; llama.cpp passes rstd with x's rank - 1."""
+    rng = np.random.default_rng(5)
+    x, gamma = random((3, 4, 16), np.float32, rng), random((16,), np.float32, rng)
+    dr = DeviceTensor(np.zeros((3, 4), np.float32))
+    assert call("aclnnRmsNorm", DeviceTensor(x), DeviceTensor(gamma), ctypes.c_double(1e-6),
+                DeviceTensor(np.zeros_like(x)), dr) == (0, 0, 0), recent_error()
+    close(result(dr), torch.rsqrt(to_torch(x).pow(2).mean(-1) + 1e-6), np.float32, scale=4)
+    wrong = DeviceTensor(np.zeros((3, 2), np.float32))
+    assert call("aclnnRmsNorm", DeviceTensor(x), DeviceTensor(gamma), ctypes.c_double(1e-6),
+                DeviceTensor(np.zeros_like(x)), wrong)[0] == TILING_ERROR
+
+
 def test_rms_norm_dtype_combination():
     x, g = DeviceTensor(np.zeros((2, 4), np.float32)), DeviceTensor(np.zeros(4, np.float16))
     assert call("aclnnRmsNorm", x, g, ctypes.c_double(1e-6), x, DeviceTensor(np.zeros((2, 1), np.float32)))[0] \

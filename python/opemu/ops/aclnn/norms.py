@@ -3,6 +3,8 @@ dtype combinations and the tiling's shape rules) and aclnnLayerNorm (norm/layer_
 
 Both normalise over trailing axes in fp32 (fp16/bf16 widened) and round once into each output.
 rstd = 1 / sqrt(mean(x²) + eps) (RmsNorm) or 1 / sqrt(var(x) + eps) (LayerNorm, biased variance)."""
+import math
+
 import numpy as np
 
 from opemu.core import checks, dtypes, status
@@ -58,10 +60,14 @@ class RmsNorm(AclnnOp):
         if a.yOut.shape != a.x.shape:
             raise status.VendorError(tiling, "RmsNorm tiling: yOut shape %s must equal x shape %s."
                                      % (checks.shape_text(a.yOut.shape), checks.shape_text(a.x.shape)))
-        rstd_shape = tuple(a.x.shape[:a.x.ndim - n]) + (1,) * n
-        if a.rstdOut.shape != rstd_shape:
-            raise status.VendorError(tiling, "RmsNorm tiling: rstdOut shape %s must be %s."
-                                     % (checks.shape_text(a.rstdOut.shape), checks.shape_text(rstd_shape)))
+        # the tiling's rule: each rstd axis is 1 or x's axis, whatever the rank (ggml passes x's rank - 1);
+        # one value per normalised row must fit
+        rows = math.prod(a.x.shape[:a.x.ndim - n])
+        if (a.rstdOut.ndim > a.x.ndim or math.prod(a.rstdOut.shape) != rows
+                or any(r not in (1, d) for r, d in zip(a.rstdOut.shape, a.x.shape))):
+            raise status.VendorError(tiling, "RmsNorm tiling: rstdOut shape %s does not fit x %s (each axis 1 or "
+                                     "x's, one value per row)." % (checks.shape_text(a.rstdOut.shape),
+                                                                   checks.shape_text(a.x.shape)))
         a.axes = tuple(range(a.x.ndim - n, a.x.ndim))
 
     def compute(self, a, v, workspace):
@@ -70,7 +76,7 @@ class RmsNorm(AclnnOp):
         n = a.gamma.ndim
         x = _rowwise.rows_in(v["x"], n)
         gamma = _widen(v["gamma"]).reshape(-1)
-        y, rstd = _rowwise.RowsOut(v["yOut"], n), _rowwise.RowsOut(v["rstdOut"], n)
+        y, rstd = _rowwise.RowsOut(v["yOut"], n), _rowwise.RowsOut(v["rstdOut"], 0)
         epsilon, cols = np.float32(a.epsilon), x.shape[1]
 
         def block(lo, hi):
