@@ -185,3 +185,14 @@ def test_maca_headers_resolve_both_ways_maca_programs_include_them(style, tmp_pa
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert run_program(output).returncode == 0
+
+
+@pytest.mark.parametrize("first, second", [("acl/acl.h", "mcr/mc_runtime.h"), ("mcr/mc_runtime.h", "acl/acl.h")])
+def test_both_runtimes_in_one_program_in_either_order(first, second, tmp_path):
+    """Each declares dim3; whichever comes first does."""
+    source = tmp_path / "both.cpp"
+    source.write_text('#include <%s>\n#include <%s>\nint main() { dim3 grid(4); return grid.z == 1 ? 0 : 1; }\n'
+                      % (first, second))
+    result = subprocess.run(["g++", "-std=c++11", "-Wall", "-Werror", "-fsyntax-only",
+                             "-I%s/include" % opemu.prefix(), str(source)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -457,7 +457,8 @@ typedef enum {
     ACL_RT_ENGINE_TYPE_AIV = 1,
 } aclrtEngineType;
 
-#ifndef __BISHENG_CCEC__
+#if !defined(__BISHENG_CCEC__) && !defined(OPEMU_DIM3_DECLARED_) /* the MACA runtime declares the same */
+#define OPEMU_DIM3_DECLARED_
 typedef struct dim3 {
     uint32_t x;
     uint32_t y;

@@ -12,9 +12,10 @@
 
 /* Grid and block sizes. MACA's dim3 is three unsigned ints (common/__clang_maca_base_type.h); in C++ it
  * converts from one to three extents, missing ones 1, as CUDA's does. AscendCL's acl/acl_rt.h declares
- * the same struct dim3 (three uint32_t, same constructor): after it, that one serves (opemu's own C
- * sources include both runtimes). */
-#ifndef INC_EXTERNAL_ACL_ACL_RT_H_
+ * the same struct dim3 (three uint32_t, same constructor): a program may include both runtimes, in
+ * either order, so the first one included declares it. */
+#ifndef OPEMU_DIM3_DECLARED_ /* whichever runtime header comes first declares it */
+#define OPEMU_DIM3_DECLARED_
 struct dim3 {
     unsigned int x, y, z;
 #ifdef __cplusplus
