@@ -296,9 +296,6 @@ int opemu_strict(void);
  * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
  * writes (mode 1) mark bytes. */
 void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
-/* Starts the embedded interpreter in a process that has not called an operator yet (opemu.api, tests),
- * so opemu.core.kernels reaches the kernels through the bridge's ffi. Returns 1. */
-int opemu_py_kernels_attach(void);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

@@ -134,6 +134,14 @@ static void start(void)
     started = 0;
 }
 
+/* For a host that is itself Python (opemu.api, the tests) reaching the kernels before any operator
+ * call: the bridge starts as an entry point starts it, capsule fix included (calling an embedded
+ * function directly would spin in cffi's start-up lock). libopemu's own symbol, in no vendor table. */
+__attribute__((visibility("default"))) int opemu_start_bridge(void)
+{
+    return opemu_python_ready("opemu.core.kernels");
+}
+
 int opemu_python_ready(const char *entry_point)
 {
     pthread_once(&once, start);

@@ -300,6 +300,5 @@ def attach(ffi, lib):
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
-    ffi.def_extern(name="opemu_py_kernels_attach")(lambda: 1)  # starting the bridge was the point
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         lambda plan_id: PLANS.pop(plan_id, None) and None)

@@ -41,7 +41,7 @@ def _start_bridge():
     import opemu  # late: opemu/__init__ imports this package's users
     try:
         path = opemu.prefix() / "lib64" / "libopemu.so"
-        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL).opemu_py_kernels_attach()
+        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL).opemu_start_bridge()
     except (OSError, AttributeError, RuntimeError):
         pass  # no build: the references run
 
