@@ -46,7 +46,7 @@ def test_maca_behaviour(mc_probe, case):
 
 
 def test_every_probe_case_is_run(mc_probe):
-    assert set(run_program(mc_probe).stdout.split()) == set(CASES)
+    assert set(run_program(mc_probe, "--list").stdout.split()) == set(CASES)
 
 
 def test_runtime_alone_never_starts_python(mc_probe):

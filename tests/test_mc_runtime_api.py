@@ -64,7 +64,7 @@ def test_runtime_call_with_deferred_streams(runtime_probe, case):
 
 
 def test_every_runtime_probe_case_is_run(runtime_probe):
-    assert set(run_program(runtime_probe).stdout.split()) == set(CASES)
+    assert set(run_program(runtime_probe, "--list").stdout.split()) == set(CASES)
 
 
 def test_cpp_overloads_compile_with_warnings_as_errors_and_run(build_dir):

@@ -10,7 +10,7 @@
 #include <vector>
 #include <mc_runtime.h>
 #include <mcdnn/mcdnn.h>
-#include "mc_harness.h"
+#include "probe.h"
 
 static probe_cases cases = {
     {"malloc_free_and_sticky_errors", [] {

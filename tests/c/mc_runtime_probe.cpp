@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 #include <mc_runtime.h>
-#include "mc_harness.h"
+#include "probe.h"
 
 static const size_t HUGE_SIZE = SIZE_MAX - 100;
 
