@@ -129,6 +129,13 @@ def test_bf16_weight_needs_an_a2_or_a3_product(monkeypatch):
     assert "not implemented for DT_BFLOAT16" in recent_error()
 
 
+@pytest.mark.parametrize("product", ["Ascend950PR_9599", "Ascend910_9591", "Ascend910_9691"])
+def test_bf16_weight_on_every_950_line_product(monkeypatch, product):
+    """Products named Ascend910_95*/910_96* answer with the 950 line's tables, as Ascend950* do."""
+    monkeypatch.setenv("OPEMU_SOC", product)
+    assert embed(*_tensors(weight=ml_dtypes.bfloat16, out=ml_dtypes.bfloat16))[0] == 0, recent_error()
+
+
 def test_out_dtype_must_equal_weight_dtype():
     assert embed(*_tensors(out=np.float16))[0] == PARAM_INVALID
     assert "Expected both tensors to have same dtype, but found weight DT_FLOAT and out DT_FLOAT16." in recent_error()

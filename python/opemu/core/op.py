@@ -53,10 +53,13 @@ def soc():
     return os.environ.get("OPEMU_SOC") or "Ascend910B1"
 
 
+# The Ascend 950 line: every product named Ascend950*, Ascend910_95* or Ascend910_96* has its tables.
+LINE_950 = ("Ascend950", "Ascend910_95", "Ascend910_96")
+
+
 def soc_is_a2_a3():
     """Atlas A2/A3 (opbase's is910BSocVersion: DAV_2201 and the regbase 950 parts)."""
-    name = soc()
-    return name.startswith(("Ascend910B", "Ascend910_93", "Ascend950"))
+    return soc().startswith(("Ascend910B", "Ascend910_93") + LINE_950)
 
 
 def unsupported_platform(op_name):

@@ -8,7 +8,7 @@ product-support tables, and the platform check an operator runs last in phase 1.
     "310P"  Atlas 推理系列产品
     "310B"  Atlas 200I/500 A2 推理产品
 """
-from opemu.core.op import soc, unsupported_platform
+from opemu.core.op import LINE_950, soc, unsupported_platform
 
 LINES = ("910", "A2", "A3", "950", "310P", "310B")
 NAMES = {"910": "Atlas training", "A2": "Atlas A2", "A3": "Atlas A3", "950": "Ascend 950",
@@ -18,7 +18,7 @@ NAMES = {"910": "Atlas training", "A2": "Atlas A2", "A3": "Atlas A3", "950": "As
 def line(name=None):
     """The product line of SoC `name` (default: the current one), or None for one no table lists."""
     name = name or soc()
-    if name.startswith(("Ascend950", "Ascend910_95", "Ascend910_96")):
+    if name.startswith(LINE_950):
         return "950"
     if name.startswith("Ascend910_93"):
         return "A3"
