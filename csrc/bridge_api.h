@@ -104,7 +104,8 @@ enum opemu_kind {
     OPEMU_KIND_ALLOCATOR_DESC = 62,
     OPEMU_KIND_VIRTUAL_RANGE = 63,
     OPEMU_KIND_MCBLAS_HANDLE = 64, /* apart from the small numbers other families add */
-    OPEMU_KIND_PHYSICAL_MEMORY = 65
+    OPEMU_KIND_PHYSICAL_MEMORY = 65,
+    OPEMU_KIND_MC_MEMPOOL = 66
 };
 int opemu_handle_is(const void *handle, int kind);
 

@@ -6,9 +6,6 @@
 #include "internal.h"
 #include "mcr/mc_runtime_api.h"
 
-/* Handle-table kind of a memory pool (mcMemPool_t). */
-#define OPEMU_KIND_MC_MEMPOOL 60
-
 /* ---- errors (mc_runtime.c) ---- */
 /* Records `code` as the thread's sticky error with a message (mcGetLastError, aclGetRecentErrMsg). */
 mcError_t mc_fail(mcError_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -103,3 +103,22 @@ def test_pooling_window_of_2_to_31_costs_what_the_input_does():
     start = time.monotonic()
     result, violations = fuzz_worker.run_mcdnn(case)
     assert violations == [] and time.monotonic() - start < 5
+
+
+def test_a_handle_of_one_kind_is_refused_where_another_is_expected():
+    """Every handle kind has its own number: a memory pool and a stream config once shared one, so
+    each was accepted where the other was expected."""
+    import mc
+    mc.lib().mcDeviceGetDefaultMemPool.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int]
+    mc.lib().mcMemPoolTrimTo.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    acl.lib().aclrtCreateStreamConfigHandle.restype = ctypes.c_void_p
+    acl.lib().aclrtDestroyStreamConfigHandle.argtypes = [ctypes.c_void_p]
+    pool = ctypes.c_void_p()
+    assert mc.lib().mcDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0
+    config = acl.lib().aclrtCreateStreamConfigHandle()
+    try:
+        assert mc.lib().mcMemPoolTrimTo(config, 0) == 1  # mcErrorInvalidValue
+        assert "is not a memory pool" in mc.lib().aclGetRecentErrMsg().decode()
+        assert acl.lib().aclrtDestroyStreamConfigHandle(pool) == 100000  # ACL_ERROR_INVALID_PARAM
+    finally:
+        assert acl.lib().aclrtDestroyStreamConfigHandle(config) == 0
