@@ -1,7 +1,6 @@
 """Level-2 BLAS: matrix-vector routines (gemv, ger/geru/gerc, symv/hemv, trmv, trsv). Checks in
 cuBLAS's order: enums, sizes >= 0, the leading dimension, then increments (level 2 rejects 0)."""
 import numpy as np
-import scipy.linalg
 
 from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, batch_of, blend, blended,
                                leading, matrix, nonnegative, nonzero_increment, one_of, op, pointer_arrays, vector,
@@ -193,6 +192,7 @@ def triangular(kind, c):
 
 def solve(a, b, uplo, trans, diag):
     """op(T)^-1 b for the triangle T stored in a (b a vector or a matrix of columns)."""
+    import scipy.linalg   # on first use: importing it costs a process's first call ~170 ms
     with np.errstate(all="ignore"):
         return scipy.linalg.solve_triangular(triangle(a, uplo, diag), b, trans=trans,  # N/T/C = 0/1/2 in both
                                              lower=uplo == LOWER, check_finite=False)
