@@ -136,10 +136,10 @@ def _run(lib):
         try:
             views = {name: None for name in op.tensors}
             for name, pointer, geometry in layout:
-                views[name] = device.view_at(pointer, geometry)
-                if lib.opemu_strict():  # what the routine reads and writes, against what the app allocated
-                    lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),
+                if lib.opemu_strict():  # what the routine reads and writes, against what the app allocated,
+                    lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),  # before it faults
                                               ("%s: %s" % (op.name, name)).encode())
+                views[name] = device.view_at(pointer, geometry)
             op.compute(a, views)
             return 0
         except device.DeviceFault as fault:

@@ -202,7 +202,7 @@ BACKWARD_FILTER_DIRECTION = Direction(
 class ConvolutionForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionForward"
     tensors = {"x": "xDesc", "w": "wDesc", "y": "yDesc", "workSpace": "workspace_bytes"}
-    outputs = ("y",)
+    outputs = ("y", "workSpace")   # the workspace is scratch: written before it is read
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "yDesc", "x", "w", "y")
@@ -221,7 +221,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBiasActivationForward"
     tensors = {"x": "xDesc", "w": "wDesc", "z": "zDesc", "bias": "biasDesc", "y": "yDesc",
                "workSpace": "workspace_bytes"}
-    outputs = ("y",)
+    outputs = ("y", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "zDesc", "biasDesc", "activationDesc", "yDesc", "x", "w", "z",
@@ -260,7 +260,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
 class ConvolutionBackwardData(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBackwardData"
     tensors = {"w": "wDesc", "dy": "dyDesc", "dx": "dxDesc", "workSpace": "workspace_bytes"}
-    outputs = ("dx",)
+    outputs = ("dx", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "wDesc", "dyDesc", "convDesc", "dxDesc", "w", "dy", "dx")
@@ -276,7 +276,7 @@ class ConvolutionBackwardData(mcdnn.McdnnOp):
 class ConvolutionBackwardFilter(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBackwardFilter"
     tensors = {"x": "xDesc", "dy": "dyDesc", "dw": "dwDesc", "workSpace": "workspace_bytes"}
-    outputs = ("dw",)
+    outputs = ("dw", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "dyDesc", "convDesc", "dwDesc", "x", "dy", "dw")
