@@ -319,18 +319,30 @@ def _descriptor(kind, spec, created):
     elif kind == "LRN":
         LIB.mcdnnSetLRNDescriptor.argtypes = [c_void_p, c_uint, c_double, c_double, c_double]
         LIB.mcdnnSetLRNDescriptor(handle, spec["n"] % 2 ** 32, spec["alpha"], spec["beta"], spec["k"])
+    elif kind == "Filter":
+        n = len(spec["dims"])
+        spec["set_status"] = LIB.mcdnnSetFilterNdDescriptor(handle, spec["dtype"], spec["format"], n,
+                                                            (c_int * max(n, 1))(*spec["dims"]))
+    elif kind == "Convolution":
+        n = len(spec["pad"])
+        ints = lambda values: (c_int * max(n, 1))(*(v % 2 ** 32 - (2 ** 32 if v % 2 ** 32 >= 2 ** 31 else 0)
+                                                    for v in values))  # noqa: E731
+        LIB.mcdnnSetConvolutionNdDescriptor(handle, n, ints(spec["pad"]), ints(spec["stride"]), ints(spec["dilation"]),
+                                            spec["mode"], spec["compute"])
+        LIB.mcdnnSetConvolutionGroupCount(handle, spec["groups"])
     return handle
 
 
 DESCRIPTOR_KINDS = {"mcdnnTensorDescriptor_t": "Tensor", "mcdnnActivationDescriptor_t": "Activation",
-                    "mcdnnPoolingDescriptor_t": "Pooling", "mcdnnLRNDescriptor_t": "LRN"}
+                    "mcdnnPoolingDescriptor_t": "Pooling", "mcdnnLRNDescriptor_t": "LRN",
+                    "mcdnnFilterDescriptor_t": "Filter", "mcdnnConvolutionDescriptor_t": "Convolution"}
 
 
 def _descriptor_bytes(spec):
     if spec is None or spec.get("set_status") != 0:
         return 256
     dims = spec["dims"]
-    strides = spec["strides"] if spec["strides"] is not None else _contiguous(dims)
+    strides = spec.get("strides") if spec.get("strides") is not None else _contiguous(dims)   # a filter is dense
     item = {0: 4, 1: 8, 2: 2, 9: 2}.get(spec["dtype"], 4)
     span = _span(dims, strides[:len(dims)] + [1] * (len(dims) - len(strides)), 0)
     return span * item

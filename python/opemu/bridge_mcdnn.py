@@ -115,6 +115,9 @@ class _Entry:
             for name, desc_name in op.tensors.items():
                 pointer, desc = getattr(a, name), getattr(a, desc_name)
                 if desc is not None and pointer != self.ffi.NULL:
+                    if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
+                        raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
+                                              % (desc_name, mcdnn.type_name(desc.dtype_code)))
                     layout.append((name, pointer, desc.geometry()))
         except VendorError as error:
             _report(lib, error.code, "%s: %s" % (op.name, error))

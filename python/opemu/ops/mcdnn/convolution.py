@@ -229,6 +229,8 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
         a.alpha1_value, a.alpha2_value = _scaling(a, ("alpha1", "alpha2"), a.xDesc)
         a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc)
         mcdnn.same_dims(mcdnn.bad_param, ("yDesc", a.yDesc), ("zDesc", a.zDesc))
+        # cuDNN's configurations for floating data: z and bias of y's type
+        mcdnn.same_type(mcdnn.not_supported, ("yDesc", a.yDesc), ("zDesc", a.zDesc), ("biasDesc", a.biasDesc))
         bias_shape = (1, a.wDesc.shape[0]) + (1,) * (a.xDesc.ndim - 2)
         if a.biasDesc.shape != bias_shape:
             raise mcdnn.bad_param("biasDesc has dims %s, expected %s" % (list(a.biasDesc.shape), list(bias_shape)))
