@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import opemu_only
 from opemu import ops, preflight
+from opemu.implemented import MCBLAS
 from opemu.core import dtypes
 from opemu.core.mcdnn import OPS as MCDNN_OPS
 from opemu.core.op import OPS
@@ -337,6 +338,24 @@ def mcdnn_case(draw):
     return case
 
 
+# mcBLAS routines; the host <-> device transfers are left out (their host side is the app's array, whose
+# size is the app's word; test_mcblas_helpers.py tests their size arithmetic)
+BLAS_ROUTINES = sorted(name for name in MCBLAS if not name.startswith(("mcblasSet", "mcblasGet")))
+blas_int = st.one_of(st.integers(-1, 9), st.sampled_from([16, 33, 64, 1000]), hostile)
+
+
+@st.composite
+def mcblas_case(draw):
+    """A routine with every integer, stride and enum drawn: mostly small (valid or nearly), sometimes
+    hostile; the buffers are 4 KiB each."""
+    name = draw(st.sampled_from(BLAS_ROUTINES))
+    ints = {}
+    for pname, ctype in TABLE[name]["params"]:
+        if "*" not in ctype and "Handle" not in ctype:
+            ints[pname] = draw(blas_int)
+    return {"family": "mcblas", "routine": name, "ints": ints}
+
+
 # ---- the properties ----
 
 @FUZZ
@@ -371,6 +390,12 @@ def test_runtime_size_arithmetic(worker, case):
 @FUZZ
 @given(case=mcdnn_case())
 def test_mcdnn_descriptors_and_routines(worker, case):
+    check(worker, case)
+
+
+@FUZZ
+@given(case=mcblas_case())
+def test_mcblas_routines(worker, case):
     check(worker, case)
 
 
