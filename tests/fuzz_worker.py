@@ -145,6 +145,7 @@ def run_aclnn(case):
     name, op = case["op"], OPS[case["op"]]
     params = TABLE[name + "GetWorkspaceSize"]["params"][:-2]
     memory, violations, handles, args, tensors = Memory(), [], [], [], {}
+    handles_of_kind = []   # (destroy function, handle) of scalars and int arrays
     try:
         for (pname, ctype), arg in zip(params, case["args"]):
             if "aclTensor" in ctype:
@@ -165,6 +166,8 @@ def run_aclnn(case):
                     handles.append(handle)
                     tensors[pname] = (arg, address)
                 args.append(c_void_p(handle))
+            elif "aclScalar" in ctype or "aclIntArray" in ctype:
+                args.append(c_void_p(_meta_object(ctype, arg, handles_of_kind)))
             elif ctype.startswith("double"):
                 args.append(c_double(arg))
             elif ctype.startswith("float"):
@@ -209,7 +212,32 @@ def run_aclnn(case):
     finally:
         for handle in handles:
             LIB.aclDestroyTensor(c_void_p(handle))
+        for destroy, handle in handles_of_kind:
+            destroy(c_void_p(handle))
         memory.free()
+
+
+SCALAR_CTYPES = {0: c_float, 1: ctypes.c_uint16, 2: ctypes.c_int8, 3: ctypes.c_int32, 4: ctypes.c_uint8,
+                 6: ctypes.c_int16, 9: c_int64, 11: c_double, 12: ctypes.c_bool, 27: ctypes.c_uint16}
+
+
+def _meta_object(ctype, spec, made):
+    """An aclScalar ({"scalar": value, "dtype": code}) or aclIntArray ({"ints": [...]}), or NULL."""
+    if spec is None:
+        return None
+    if "aclIntArray" in ctype:
+        values = [max(min(v, 2 ** 63 - 1), -2 ** 63) for v in spec["ints"]]
+        LIB.aclCreateIntArray.restype = c_void_p
+        handle = LIB.aclCreateIntArray(acl._int64s(values) if values else None, c_uint64(len(values)))
+        made.append((LIB.aclDestroyIntArray, handle))
+        return handle
+    kind = SCALAR_CTYPES.get(spec["dtype"], c_double)   # a code with no C type: 8 readable bytes
+    value = spec["scalar"]
+    cell = kind(value if kind in (c_float, c_double) else (int(value) if value == value and abs(value) < 2 ** 62 else 0))
+    LIB.aclCreateScalar.restype = c_void_p
+    handle = LIB.aclCreateScalar(ctypes.cast(ctypes.pointer(cell), c_void_p), spec["dtype"])
+    made.append((LIB.aclDestroyScalar, handle))
+    return handle
 
 
 # ---- the runtimes' memory calls ----

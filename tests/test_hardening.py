@@ -122,3 +122,28 @@ def test_a_handle_of_one_kind_is_refused_where_another_is_expected():
         assert acl.lib().aclrtDestroyStreamConfigHandle(pool) == 100000  # ACL_ERROR_INVALID_PARAM
     finally:
         assert acl.lib().aclrtDestroyStreamConfigHandle(config) == 0
+
+
+def _tensor(dtype, shape):
+    return {"dtype": dtype, "shape": shape, "strides": None, "offset": 0, "format": 2, "alloc": "fit", "fill": 0}
+
+
+@pytest.mark.parametrize("op,args,phase1", [
+    # a scalar of a type no operator takes: its dtype check's status, not an internal error
+    ("aclnnArange", [{"scalar": 0.0, "dtype": 26}, {"scalar": 1.0, "dtype": 0}, {"scalar": 1.0, "dtype": 0},
+                     _tensor(0, [1])], PARAM_INVALID),
+    # a NaN step gives no element count
+    ("aclnnArange", [{"scalar": 1.0, "dtype": 0}, {"scalar": 1.0, "dtype": 0}, {"scalar": float("nan"), "dtype": 0},
+                     _tensor(0, [2, 4])], PARAM_INVALID),
+    # an empty index selects nothing: the vendor launches nothing and leaves out as it is
+    ("aclnnIndexSelect", [_tensor(0, [4]), 0, _tensor(9, [0]), _tensor(0, [4])], 0),
+    # EMA-Adam's mode is an int64: any value other than 0 and 1 acts alike
+    ("aclnnApplyFusedEmaAdam", [_tensor(0, [8])] * 5 + [_tensor(9, [1]), 1e-3, 0.999, 0.9, 0.999, 1e-8, 2 ** 31,
+                                                        True, 0.0], 0),
+])
+def test_fuzz_findings_get_the_documented_status(op, args, phase1):
+    """Found by the fuzz suite's generic seeds (each was an internal error)."""
+    import fuzz_worker
+    result, violations = fuzz_worker.run_aclnn({"family": "aclnn", "op": op, "args": args})
+    assert violations == [] and result["phase1"] == phase1
+    assert result.get("phase2", 0) == 0

@@ -4,15 +4,22 @@ The bridge reads the 16 value bytes and the dtype of the C object; the value is 
 per plan (the bytes are part of the phase-1 cache key, so a new value is a new plan)."""
 import numpy as np
 
-from opemu.core import dtypes
+from opemu.core import dtypes, status
 
 
 class Scalar:
-    __slots__ = ("dtype", "value")
+    __slots__ = ("dtype", "_value")
 
     def __init__(self, dtype, value):
-        self.dtype = dtype   # aclDataType code
-        self.value = value   # NumPy scalar of that dtype
+        self.dtype = dtype    # aclDataType code
+        self._value = value   # NumPy scalar of that dtype; None for a code with no type
+
+    @property
+    def value(self):
+        """The value; a scalar whose data type no operator takes is refused as its dtype check would."""
+        if self._value is None:
+            raise status.param_invalid("a scalar's data type %s is not supported." % dtypes.serial_name(self.dtype))
+        return self._value
 
     @classmethod
     def from_bytes(cls, dtype, raw):
@@ -28,11 +35,11 @@ class Scalar:
         return cls(dtypes.ACL_OF[np.dtype(type(value))] if dtype is None else dtype, value)
 
     def to_float(self):
-        return float(np.real(self.value)) if self.value is not None else 0.0
+        return float(np.real(self._value)) if self._value is not None else 0.0
 
     def as_type(self, numpy_type):
         """The value converted as the kernel converts a scalar attribute (C casts, nearest for floats)."""
         return np.asarray(self.value).astype(numpy_type)[()]
 
     def __repr__(self):
-        return "Scalar(%s, %r)" % (dtypes.serial_name(self.dtype), self.value)
+        return "Scalar(%s, %r)" % (dtypes.serial_name(self.dtype), self._value)

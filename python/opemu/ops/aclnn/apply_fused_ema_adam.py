@@ -178,6 +178,7 @@ def _c_call(constants, mode, piece):
     overlap: the kernel does each element's whole step at once, the reference's result only without)."""
     if not all(x.flags.c_contiguous for x in piece):
         return False
+    mode = mode if mode in (0, 1) else 2   # the int64 attribute: every other mode acts alike
     return kernels.lib().opemu_kernel_ema_adam(_C_TYPES[piece[0].dtype], mode, kernels.address(constants),
                                                *[kernels.address(x) for x in piece], piece[0].size) == 0
 

@@ -111,7 +111,7 @@ class Arange(AclnnOp):
         start, end, step = (float(np.real(s.value)) for s in (a.start, a.end, a.step))
         if step == 0:
             raise status.param_invalid("step must be nonzero.")
-        if not (math.isfinite(start) and math.isfinite(end)):
+        if not (math.isfinite(start) and math.isfinite(end)) or math.isnan(step):   # no element count to give
             raise status.param_invalid("unsupported range: %s -> %s." % (start, end))
         if (step > 0 and end < start) or (step < 0 and end > start):
             raise status.param_invalid("upper bound and larger bound inconsistent with step sign.")
