@@ -281,8 +281,9 @@ def run_memory(case):
         count = case["count"] % 2 ** 64
         if call == "memcpy2d":
             width, height = case["width"] % 2 ** 64, case["height"] % 2 ** 64
-            dst_span = case["dpitch"] * (height - 1) + width if height else 0
-            src_span = case["spitch"] * (height - 1) + width if height else 0
+            # a width or height of 0 copies nothing: the runtime returns before looking at the pitches
+            dst_span = case["dpitch"] * (height - 1) + width if height and width else 0
+            src_span = case["spitch"] * (height - 1) + width if height and width else 0
         else:
             dst_span = src_span = count
         host_sides = {"memset": ()}.get(call, {0: (0, 1), 1: (1,), 2: (0,)}.get(case["kind"], ()))
@@ -293,6 +294,13 @@ def run_memory(case):
             if n in host_sides and side.startswith("dev") and offset + span > case["sizes"][int(side[-1])]:
                 # the kind makes it host memory the app vouches for: a wild one faults on hardware too
                 return {"status": None, "skipped": "a host side the app claims is no memory of its own"}, violations
+            start = (devices[int(side[-1])] + offset) % 2 ** 64 if side.startswith("dev") and devices[int(side[-1])] \
+                else None
+            if call != "memset" and case["kind"] == 4 and start is not None and span and not any(
+                    b <= start < b + size for b, size, _ in memory.blocks):
+                # DEFAULT takes the kind from the pointer: outside device memory it is the app's host memory
+                return {"status": None, "skipped": "a DEFAULT side outside device memory is the app's host memory"}, \
+                    violations
         if dst_base is not None:
             memory.writable_span(dst, dst_span)
         before = memory.snapshot()
