@@ -27,3 +27,13 @@ def test_an_operator_runs_with_another_python3_first_on_path(embedding_sample, t
     result = run_program(embedding_sample, env={"PATH": path})
     assert result.returncode == 0, result.stdout + result.stderr
     assert "result[0] is: 4.000000" in result.stdout
+
+
+def test_starting_the_operators_leaves_scipy_unimported():
+    """A process's first call imports every operator module; SciPy (~170 ms to import, more than half
+    of that start) is imported by the few routines that use it, when they first run."""
+    import subprocess
+    import sys
+    code = "import sys, opemu.ops as o; o.load_all(); print(sorted(m for m in sys.modules if m.startswith('scipy')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

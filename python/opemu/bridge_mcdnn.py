@@ -115,6 +115,9 @@ class _Entry:
             for name, desc_name in op.tensors.items():
                 pointer, desc = getattr(a, name), getattr(a, desc_name)
                 if desc is not None and pointer != self.ffi.NULL:
+                    if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
+                        raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
+                                              % (desc_name, mcdnn.type_name(desc.dtype_code)))
                     layout.append((name, pointer, desc.geometry()))
         except VendorError as error:
             _report(lib, error.code, "%s: %s" % (op.name, error))
@@ -136,10 +139,10 @@ def _run(lib):
         try:
             views = {name: None for name in op.tensors}
             for name, pointer, geometry in layout:
-                views[name] = device.view_at(pointer, geometry)
-                if lib.opemu_strict():  # what the routine reads and writes, against what the app allocated
-                    lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),
+                if lib.opemu_strict():  # what the routine reads and writes, against what the app allocated,
+                    lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),  # before it faults
                                               ("%s: %s" % (op.name, name)).encode())
+                views[name] = device.view_at(pointer, geometry)
             op.compute(a, views)
             return 0
         except device.DeviceFault as fault:

@@ -1,20 +1,36 @@
-"""The convolution arithmetic behind every mcDNN convolution routine: im2col + GEMM (NumPy's BLAS).
+"""The convolution arithmetic behind every mcDNN convolution routine: GEMMs on NumPy's BLAS, in two
+layouts chosen by the geometry (both are the GEMM algorithm's sums in the compute dtype: fp32 for HALF,
+BFLOAT16 and FLOAT data, fp64 for DOUBLE; results are rounded once, when written).
 
 Shapes are logical NC(D)HW whatever the layout (the views carry the strides). A convolution of `groups`
-groups has x (N, G*Cg, spatial…), w (G*Kg, Cg, window…), y (N, G*Kg, out…). For each image the input is
-copied once, zero-padded, into a flat buffer; every window offset k is then a strided view of it
-(element strides stride_i * padded_stride_i), so im2col is one strided copy per offset into a
-(G, Cg, RS, L) column matrix and the forward is one stacked GEMM W (G, Kg, Cg*RS) @ cols. The backward
-data is the transposed GEMM followed by col2im (one strided add per offset); the backward filter is
-dy @ cols^T summed over images. Products and sums are in the compute dtype (fp32 for HALF, BFLOAT16 and
-FLOAT data, fp64 for DOUBLE); results are rounded once, when written.
+groups has x (N, G*Cg, spatial…), w (G*Kg, Cg, window…), y (N, G*Kg, out…).
 
-`Scratch` holds the per-image buffers; an algorithm whose scratch cuDNN keeps in the workspace gets them
-carved out of the app's workspace (so a too-small one is caught), the others use host memory (what
-the hardware keeps on chip)."""
+Columns (any stride). For each chunk of images the input is copied once, zero-padded, into a flat
+buffer; every window offset k is then a strided view of it (element strides stride_i *
+padded_stride_i), so im2col is one strided copy per offset into a (G, Cg, RS, L) column matrix and the
+forward is one stacked GEMM W (G, Kg, Cg*RS) @ cols. The backward data is the transposed GEMM followed
+by col2im (one strided add per offset); the backward filter is dy @ cols^T summed over images.
+
+Grid (unit stride, the common case). With stride 1 an output at padded position j reads the padded
+input at j + offset(window element) for every image and position alike, so on the flat padded buffer
+(C, images*plane) a window element is a plain column shift. Shifting the buffer by each of the S
+elements of the last window dimension (S copies instead of RS) gives a matrix whose rows (c, s) are
+uniformly strided, and each position q of the outer window dimensions is a column window of it: the
+forward is sum over q of W_q (Kg, Cg*S) @ shifted[:, offset_q:][:, :M], every padded grid position
+computed (the ones past the output are dropped). The backward data is the same on dy laid out on the
+grid (zeros between the outputs) with the shifts reversed and W transposed; the backward filter is
+dy_grid @ shifted^T per q. Reading the grid adds terms weight * 0 at the dropped positions: exactly
+zero unless a factor is inf or NaN, so a non-finite filter (backward data) or result (backward filter)
+is recomputed on columns, whose sums hold only the terms of real windows.
+
+A `Scratch` holds the buffers of one chunk of images; an algorithm whose scratch cuDNN keeps in the
+workspace gets them carved out of the app's workspace (so a too-small one is caught), the others use
+host memory (what the hardware keeps on chip)."""
+import itertools
+
 import numpy as np
 
-from opemu.core import parallel
+from opemu.core import kernels, parallel
 
 
 class Geometry:
@@ -43,6 +59,16 @@ class Geometry:
         windows = np.indices(self.window).reshape(len(self.window), -1).T
         self.offsets = [int(sum(int(r) * d * p for r, d, p in zip(pos, dilation, self.pitch))) for pos in windows]
         self.grid_strides = tuple(s * p for s, p in zip(stride, self.pitch))
+        # the grid layout (unit stride): S shifts of the last window dimension, Q outer positions
+        self.grid = all(s == 1 for s in self.stride)
+        self.taps, self.tap_step = self.window[-1], self.dilation[-1]
+        self.outer_offsets = [sum(r * d * p for r, d, p in zip(pos, dilation[:-1], self.pitch[:-1]))
+                              for pos in itertools.product(*(range(r) for r in self.window[:-1]))]
+        self.outer_reach = max(self.outer_offsets)
+        self.reach = self.outer_reach + (self.taps - 1) * self.tap_step
+        # one channel per group: sums of taps in C, not thousands of one-row GEMMs (no shifted copies)
+        self.depthwise = self.grid and groups > 1 and self.cg == 1 and self.kg == 1
+        self.shifts = 1 if self.depthwise else self.taps
 
     def cols_elements(self):
         return self.c * self.rs * self.l
@@ -52,36 +78,73 @@ class Geometry:
 
 
 PARALLEL_MIN = 1 << 20   # elements below which a copy is not worth the threads
-CHUNK_BYTES = 32 << 20   # the column matrix of one chunk of images: large GEMMs, bounded scratch
+CHUNK_BYTES = 8 << 20    # the column (or shifted) matrix of one chunk of images: large GEMMs, scratch in cache
 
 
-def chunk_images(g, ct):
-    """Images per chunk: as many as fit the column budget (at least one)."""
-    per_image = g.cols_elements() * ct.itemsize
-    return max(1, min(g.n, CHUNK_BYTES // max(per_image, 1)))
+def _carve(shapes, ct, workspace):
+    """Arrays of `shapes`, from host memory or one after another in the workspace."""
+    if workspace is None:
+        return [np.empty(s, ct) for s in shapes]
+    arrays, at = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape)) * ct.itemsize
+        arrays.append(workspace[at:at + size].view(ct).reshape(shape))
+        at += size
+    return arrays
 
 
-class Scratch:
+class ColumnScratch:
     """The buffers of one chunk of `nb` images: the padded input (nb, C, plane), the columns
     (G, Cg*RS, nb, L) and an operand in GEMM layout (G, Kg, nb, L) (dy, or y before it is written)."""
 
     def __init__(self, g, ct, workspace=None):
-        self.nb = chunk_images(g, ct)
-        shapes = [(self.nb, g.c, g.plane), (g.groups, g.cg * g.rs, self.nb, g.l), (g.groups, g.kg, self.nb, g.l)]
-        if workspace is None:
-            self.padded, self.cols, self.operand = (np.empty(s, ct) for s in shapes)
-            return
-        arrays, at = [], 0
-        for shape in shapes:
-            size = int(np.prod(shape)) * ct.itemsize
-            arrays.append(workspace[at:at + size].view(ct).reshape(shape))
-            at += size
-        self.padded, self.cols, self.operand = arrays
+        self.nb = self.images(g, ct)
+        self.padded, self.cols, self.operand = _carve(self.shapes(g, self.nb), ct, workspace)
 
     @staticmethod
-    def nbytes(g, ct):
-        nb = chunk_images(g, ct)
-        return nb * (g.padded_elements() + g.cols_elements() + g.k * g.l) * ct.itemsize
+    def images(g, ct):
+        return max(1, min(g.n, CHUNK_BYTES // max(g.cols_elements() * ct.itemsize, 1)))
+
+    @staticmethod
+    def shapes(g, nb):
+        return [(nb, g.c, g.plane), (g.groups, g.cg * g.rs, nb, g.l), (g.groups, g.kg, nb, g.l)]
+
+
+class GridScratch:
+    """The buffers of one chunk of `nb` images on the padded grid (M = nb*plane positions), rows
+    enough for x (C) or dy (K): the operand's S shifts (rows, S, M + reach), the operand itself laid
+    out in the shift of step 0, and two results (rows, M). Zeroed once: the chunks only ever write
+    the same positions, so padding and the gaps between outputs stay zero."""
+
+    def __init__(self, g, ct, workspace=None):
+        self.nb = self.images(g, ct)
+        self.shifted, self.out, self.partial = _carve(self.shapes(g, self.nb), ct, workspace)
+        self.shifted.fill(0)
+        self.out.fill(0)
+
+    @staticmethod
+    def images(g, ct):
+        per_image = max(g.c, g.k) * g.shifts * g.plane * ct.itemsize
+        return max(1, min(g.n, CHUNK_BYTES // max(per_image, 1)))
+
+    @staticmethod
+    def shapes(g, nb):
+        rows, m = max(g.c, g.k), nb * g.plane
+        return [(rows, g.shifts, m + g.reach), (rows, m), (rows, m)]
+
+    def operand(self, reverse):
+        """(rows, M + reach): the shift of step 0, which holds the operand on the grid."""
+        return self.shifted[:, self.shifted.shape[1] - 1 if reverse else 0]
+
+
+def Scratch(g, ct, workspace=None):
+    """The scratch of the layout g computes in."""
+    return (GridScratch if g.grid else ColumnScratch)(g, ct, workspace)
+
+
+def scratch_bytes(g, ct):
+    kind = GridScratch if g.grid else ColumnScratch
+    return sum(int(np.prod(s)) for s in kind.shapes(g, kind.images(g, ct))) * ct.itemsize
 
 
 def weights(w, g, ct):
@@ -95,6 +158,8 @@ def chunks(g, scratch):
     for lo in range(0, g.n, scratch.nb):
         yield lo, min(lo + scratch.nb, g.n)
 
+
+# ---- columns ----
 
 def _window_view(padded, g, offset, nb):
     """(nb, C, out…) view of padded images at one window offset."""
@@ -124,16 +189,15 @@ def im2col(images, g, scratch):
     return scratch.cols[:, :, :nb]
 
 
-def forward_chunk(images, wmat, g, scratch):
-    """(nb, K, L) result of a chunk of images, in the compute dtype."""
+def _columns_forward(images, wmat, g, scratch):
     nb = images.shape[0]
     cols = im2col(images, g, scratch).reshape(g.groups, g.cg * g.rs, nb * g.l)
     out = scratch.operand.reshape(g.groups, g.kg, -1)[:, :, :nb * g.l]
     np.matmul(wmat, cols, out=out)
-    return out.reshape(g.k, nb, g.l).swapaxes(0, 1)
+    return out.reshape(g.k, nb, g.l).swapaxes(0, 1).reshape((nb, g.k) + g.out)
 
 
-def gemm_operand(dy, g, scratch):
+def _gemm_operand(dy, g, scratch):
     """dy (nb, K, out…) as (G, Kg, nb*L) in the compute dtype, in scratch.operand."""
     nb = dy.shape[0]
     op = scratch.operand.reshape(g.groups, g.kg, -1)[:, :, :nb * g.l]
@@ -141,11 +205,10 @@ def gemm_operand(dy, g, scratch):
     return op
 
 
-def backward_data_chunk(dy, wmat, g, scratch):
-    """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch)."""
+def _columns_backward_data(dy, wmat, g, scratch):
     nb = dy.shape[0]
     dcols = scratch.cols.reshape(g.groups, g.cg * g.rs, -1)[:, :, :nb * g.l]
-    np.matmul(wmat.transpose(0, 2, 1), gemm_operand(dy, g, scratch), out=dcols)
+    np.matmul(wmat.transpose(0, 2, 1), _gemm_operand(dy, g, scratch), out=dcols)
     dcols = dcols.reshape(g.c, g.rs, nb, g.l)
     scratch.padded[:nb].fill(0)
     views = [_window_view(scratch.padded, g, offset, nb).swapaxes(0, 1) for offset in g.offsets]
@@ -157,11 +220,223 @@ def backward_data_chunk(dy, wmat, g, scratch):
     return _inner(scratch.padded, g, nb)
 
 
-def backward_filter_chunk(images, dy, g, scratch, acc):
-    """acc (G, Kg, Cg*RS) += dy (nb, K, out…) @ cols^T of a chunk of images."""
+def _columns_backward_filter(images, dy, g, scratch, acc):
     nb = images.shape[0]
     cols = im2col(images, g, scratch).reshape(g.groups, g.cg * g.rs, nb * g.l)
-    acc += np.matmul(cols, gemm_operand(dy, g, scratch).transpose(0, 2, 1)).transpose(0, 2, 1)
+    acc += np.matmul(cols, _gemm_operand(dy, g, scratch).transpose(0, 2, 1)).transpose(0, 2, 1)
+
+
+# ---- the grid (unit stride) ----
+
+def _on_grid(buffer, g, nb, rows, at, region):
+    """(nb, rows, region…) view of a (rows, …) grid buffer whose positions start at `at`; `region`
+    is per spatial dimension the (start, length) inside the padded image."""
+    block = buffer[:rows, at:at + nb * g.plane].reshape((rows, nb) + g.padded)
+    return block[(slice(None), slice(None)) + tuple(slice(s, s + n) for s, n in region)].swapaxes(0, 1)
+
+
+def _interior(g):
+    return tuple(zip(g.pad, g.spatial))
+
+
+def _outputs(g):
+    return tuple((0, o) for o in g.out)
+
+
+def _place(source, target):
+    """target[...] = source (nb, rows, …), rows split among the cores."""
+    def copy(lo, hi):
+        target[:, lo:hi] = source[:, lo:hi]
+    parallel.split(target.shape[1], copy, worth=target.size >= PARALLEL_MIN)
+
+
+def _shifts(g, scratch, rows, m, reverse):
+    """The (G, rows/G * S, m + outer reach) matrix of the operand's S shifts along the last window
+    dimension, copied from the operand's own shift; `reverse` shifts backwards (tap s reads
+    (S-1-s) steps on)."""
+    width = m + g.outer_reach
+    home = g.taps - 1 if reverse else 0
+    shifted = scratch.shifted[:rows, :, :width]
+    others = [(s, (g.taps - 1 - s if reverse else s) * g.tap_step) for s in range(g.taps) if s != home]
+
+    def copy(lo, hi):
+        for s, step in others:
+            shifted[lo:hi, s] = scratch.shifted[lo:hi, home, step:step + width]
+    parallel.split(rows, copy, worth=bool(others) and shifted.size >= PARALLEL_MIN)
+    return shifted.reshape(g.groups, rows // g.groups * g.taps, width)
+
+
+def _taps(w, g, q):
+    """(G, Kg, Cg*S): the filter's taps at outer window position q, from w (G, Kg, Cg*RS)."""
+    per_q = w.reshape(g.groups, g.kg, g.cg, len(g.outer_offsets), g.taps)[:, :, :, q]
+    return np.ascontiguousarray(per_q).reshape(g.groups, g.kg, g.cg * g.taps)
+
+
+def _transposed_taps(w, g, q):
+    """(G, Cg, Kg*S): the taps at q with inputs and outputs exchanged, for the backward data."""
+    per_q = w.reshape(g.groups, g.kg, g.cg, len(g.outer_offsets), g.taps)[:, :, :, q]
+    return np.ascontiguousarray(per_q.transpose(0, 2, 1, 3)).reshape(g.groups, g.cg, g.kg * g.taps)
+
+
+def _sum_over_q(matrices, shifted, g, scratch, rows, m, start):
+    """(rows, m) = sum over q of matrices[q] @ shifted[:, :, start(q):][:, :, :m], in q order."""
+    out = scratch.out[:rows, :m].reshape(g.groups, rows // g.groups, m)
+    partial = scratch.partial[:rows, :m].reshape(out.shape)
+    for q, matrix in enumerate(matrices):
+        at = start(q)
+        np.matmul(matrix, shifted[:, :, at:at + m], out=partial if q else out)
+        if q:
+            np.add(out, partial, out=out)
+    return scratch.out[:rows, :m]
+
+
+def _grid_forward(images, w, g, scratch):
+    nb, m = images.shape[0], images.shape[0] * g.plane
+    _place(images, _on_grid(scratch.operand(reverse=False), g, nb, g.c, 0, _interior(g)))
+    if g.depthwise:
+        out = scratch.out[:g.k, :m]
+        depthwise_taps(w.reshape(g.k, g.rs), scratch.operand(reverse=False), _tap_offsets(g, reverse=False), out)
+        return _on_grid(out, g, nb, g.k, 0, _outputs(g))
+    shifted = _shifts(g, scratch, g.c, m, reverse=False)
+    taps = [_taps(w, g, q) for q in range(len(g.outer_offsets))]
+    out = _sum_over_q(taps, shifted, g, scratch, g.k, m, lambda q: g.outer_offsets[q])
+    return _on_grid(out, g, nb, g.k, 0, _outputs(g))
+
+
+def _grid_backward_data(dy, w, g, scratch):
+    nb, m = dy.shape[0], dy.shape[0] * g.plane
+    _place(dy, _on_grid(scratch.operand(reverse=True), g, nb, g.k, g.reach, _outputs(g)))
+    if g.depthwise:
+        dx = scratch.out[:g.c, :m]
+        depthwise_taps(w.reshape(g.c, g.rs), scratch.operand(reverse=True), _tap_offsets(g, reverse=True), dx)
+        return _on_grid(dx, g, nb, g.c, 0, _interior(g))
+    shifted = _shifts(g, scratch, g.k, m, reverse=True)
+    taps = [_transposed_taps(w, g, q) for q in range(len(g.outer_offsets))]
+    dx = _sum_over_q(taps, shifted, g, scratch, g.c, m, lambda q: g.outer_reach - g.outer_offsets[q])
+    return _on_grid(dx, g, nb, g.c, 0, _interior(g))
+
+
+def _grid_backward_filter(images, dy, g, scratch, acc):
+    nb, m = images.shape[0], images.shape[0] * g.plane
+    _place(images, _on_grid(scratch.operand(reverse=False), g, nb, g.c, 0, _interior(g)))
+    dy_grid = scratch.out[:g.k, :m]
+    _place(dy, _on_grid(dy_grid, g, nb, g.k, 0, _outputs(g)))
+    if g.depthwise:
+        with np.errstate(invalid="ignore"):
+            step = depthwise_filter(dy_grid, scratch.operand(reverse=False), _tap_offsets(g, reverse=False))
+        acc += step.reshape(acc.shape)
+        return
+    shifted = _shifts(g, scratch, g.c, m, reverse=False)
+    dy_grid = dy_grid.reshape(g.groups, g.kg, m)
+    per_q = acc.reshape(g.groups, g.kg, g.cg, len(g.outer_offsets), g.taps)
+    for q, at in enumerate(g.outer_offsets):
+        with np.errstate(invalid="ignore"):   # 0 * inf in a gap: the caller takes columns then
+            step = np.matmul(dy_grid, shifted[:, :, at:at + m].transpose(0, 2, 1))
+        per_q[:, :, :, q] += step.reshape(g.groups, g.kg, g.cg, g.taps)
+
+
+# ---- depthwise on the grid: the C kernels and their references ----
+
+LANES = 16   # the filter gradient's partial sums (csrc/kernels/depthwise.c)
+
+
+def _tap_offsets(g, reverse):
+    """Each window element's offset into the operand's rows, in window order: forward reads j + offset,
+    the backward data j + reach - offset (dy sits `reach` into its row)."""
+    offsets = [outer + s * g.tap_step for outer in g.outer_offsets for s in range(g.taps)]
+    return np.array([g.reach - o for o in offsets] if reverse else offsets, np.int64)
+
+
+def _rows_apart(fn, rows, work):
+    """fn(lo, hi) over row ranges on the pool's threads (the kernels release the GIL)."""
+    parallel.split(rows, fn, worth=work >= PARALLEL_MIN)
+
+
+def depthwise_taps(w, operand, offsets, out):
+    """out (rows, m) = +0 + Σ_t w[:, t] * operand[:, offsets[t]:][:, :m], one product and one sum per tap
+    in t order."""
+    rows, m = out.shape
+    lib = kernels.lib()
+    if lib is not None and w.dtype in (np.float32, np.float64):
+        offs = kernels.int64_pointer(offsets)
+        item = out.itemsize
+
+        def run(lo, hi):
+            lib.opemu_kernel_depthwise_taps(item, hi - lo, len(offsets), offs, kernels.address(w[lo:hi]),
+                                            kernels.strided_address(operand[lo:hi]), operand.strides[0] // item,
+                                            kernels.strided_address(out[lo:hi]), out.strides[0] // item, m)
+        _rows_apart(run, rows, rows * m * len(offsets))
+        return
+    out[...] = 0
+    product = np.empty_like(out)
+    with np.errstate(all="ignore"):   # inf and NaN go through as on the device
+        for t, offset in enumerate(offsets):
+            np.multiply(w[:, t:t + 1], operand[:, offset:offset + m], out=product)
+            np.add(out, product, out=out)
+
+
+def depthwise_filter(dy, operand, offsets):
+    """(rows, taps): Σ_j dy[:, j] * operand[:, j + offsets[t]] summed in LANES lanes (lane j mod LANES,
+    the last block padded with +0), then across the lanes in order."""
+    rows, m = dy.shape
+    dw = np.empty((rows, len(offsets)), dy.dtype)
+    lib = kernels.lib()
+    if lib is not None and dy.dtype in (np.float32, np.float64):
+        offs = kernels.int64_pointer(offsets)
+        item = dy.itemsize
+
+        def run(lo, hi):
+            lib.opemu_kernel_depthwise_filter(item, hi - lo, len(offsets), offs, kernels.strided_address(dy[lo:hi]),
+                                              dy.strides[0] // item, kernels.strided_address(operand[lo:hi]),
+                                              operand.strides[0] // item, kernels.address(dw[lo:hi]), m)
+        _rows_apart(run, rows, rows * m * len(offsets))
+        return dw
+    products = np.zeros((rows, -(-m // LANES) * LANES), dy.dtype)
+    for t, offset in enumerate(offsets):   # the caller judges inf and NaN (0 * inf in the grid's gaps)
+        np.multiply(dy, operand[:, offset:offset + m], out=products[:, :m])
+        lanes = np.add.reduce(products.reshape(rows, -1, LANES), axis=1)   # down the blocks, block by block
+        total = np.zeros(rows, dy.dtype)
+        for k in range(LANES):
+            total = total + lanes[:, k]
+        dw[:, t] = total
+    return dw
+
+
+# ---- the three directions; the scratch names the layout ----
+
+def forward_chunk(images, wmat, g, scratch):
+    """(nb, K, out…) result of a chunk of images, in the compute dtype (a view of the scratch)."""
+    return (_grid_forward if isinstance(scratch, GridScratch) else _columns_forward)(images, wmat, g, scratch)
+
+
+def backward_data_scratch(wmat, g, scratch):
+    """The scratch the backward data runs in: the grid would add inf * 0 terms for a non-finite filter,
+    so that takes columns (in host memory: the workspace was sized for the grid)."""
+    if isinstance(scratch, GridScratch) and not np.isfinite(wmat).all():
+        return ColumnScratch(g, wmat.dtype)
+    return scratch
+
+
+def backward_data_chunk(dy, wmat, g, scratch):
+    """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch)."""
+    return (_grid_backward_data if isinstance(scratch, GridScratch) else _columns_backward_data)(dy, wmat, g, scratch)
+
+
+def backward_filter(operands, g, scratch, ct):
+    """(G, Kg, Cg*RS) sum over the chunks of dy @ cols^T; `operands(lo, hi)` gives (images, dy) of a chunk.
+    A non-finite grid result is recomputed on columns (the grid's extra terms are 0 * x, NaN for an
+    infinite x), in host memory."""
+    acc = np.zeros((g.groups, g.kg, g.cg * g.rs), ct)
+    if isinstance(scratch, GridScratch):
+        for lo, hi in chunks(g, scratch):
+            _grid_backward_filter(*operands(lo, hi), g, scratch, acc)
+        if np.isfinite(acc).all():
+            return acc
+        acc[...] = 0
+        scratch = ColumnScratch(g, ct)
+    for lo, hi in chunks(g, scratch):
+        _columns_backward_filter(*operands(lo, hi), g, scratch, acc)
+    return acc
 
 
 def unflip(dw, g):

@@ -59,7 +59,7 @@ class Family:
                                       % self.names[algo])
 
     def workspace(self, algo, g, ct):
-        return kernel.Scratch.nbytes(g, ct) if algo in self.explicit else 0
+        return kernel.scratch_bytes(g, ct) if algo in self.explicit else 0
 
     def heuristic_order(self):
         """Emulated algorithms first, the workspace-free ones before the others, then the rest."""
@@ -135,22 +135,21 @@ def forward(x, w, y, g, ct, conv, data_code, scratch, emit):
     """emit(y[lo:hi], conv(x)[lo:hi] in the compute dtype, lo) for every chunk of images."""
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
     for lo, hi in kernel.chunks(g, scratch):
-        result = kernel.forward_chunk(_operand(x[lo:hi], conv, data_code, ct), wmat, g, scratch)
-        emit(y[lo:hi], result.reshape(y[lo:hi].shape), lo)
+        emit(y[lo:hi], kernel.forward_chunk(_operand(x[lo:hi], conv, data_code, ct), wmat, g, scratch), lo)
 
 
 def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
+    scratch = kernel.backward_data_scratch(wmat, g, scratch)
     for lo, hi in kernel.chunks(g, scratch):
         result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch)
         mcdnn.write(dx[lo:hi], np.array(result), alpha, beta)
 
 
 def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
-    acc = np.zeros((g.groups, g.kg, g.cg * g.rs), ct)
-    for lo, hi in kernel.chunks(g, scratch):
-        kernel.backward_filter_chunk(_operand(x[lo:hi], conv, data_code, ct), _operand(dy[lo:hi], conv, data_code, ct),
-                                     g, scratch, acc)
+    def operands(lo, hi):
+        return _operand(x[lo:hi], conv, data_code, ct), _operand(dy[lo:hi], conv, data_code, ct)
+    acc = kernel.backward_filter(operands, g, scratch, ct)
     mcdnn.write(dw, np.array(kernel.unflip(acc, g)), alpha, beta)
 
 
@@ -203,7 +202,7 @@ BACKWARD_FILTER_DIRECTION = Direction(
 class ConvolutionForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionForward"
     tensors = {"x": "xDesc", "w": "wDesc", "y": "yDesc", "workSpace": "workspace_bytes"}
-    outputs = ("y",)
+    outputs = ("y", "workSpace")   # the workspace is scratch: written before it is read
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "yDesc", "x", "w", "y")
@@ -222,7 +221,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBiasActivationForward"
     tensors = {"x": "xDesc", "w": "wDesc", "z": "zDesc", "bias": "biasDesc", "y": "yDesc",
                "workSpace": "workspace_bytes"}
-    outputs = ("y",)
+    outputs = ("y", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "zDesc", "biasDesc", "activationDesc", "yDesc", "x", "w", "z",
@@ -230,6 +229,8 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
         a.alpha1_value, a.alpha2_value = _scaling(a, ("alpha1", "alpha2"), a.xDesc)
         a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc)
         mcdnn.same_dims(mcdnn.bad_param, ("yDesc", a.yDesc), ("zDesc", a.zDesc))
+        # cuDNN's configurations for floating data: z and bias of y's type
+        mcdnn.same_type(mcdnn.not_supported, ("yDesc", a.yDesc), ("zDesc", a.zDesc), ("biasDesc", a.biasDesc))
         bias_shape = (1, a.wDesc.shape[0]) + (1,) * (a.xDesc.ndim - 2)
         if a.biasDesc.shape != bias_shape:
             raise mcdnn.bad_param("biasDesc has dims %s, expected %s" % (list(a.biasDesc.shape), list(bias_shape)))
@@ -261,7 +262,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
 class ConvolutionBackwardData(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBackwardData"
     tensors = {"w": "wDesc", "dy": "dyDesc", "dx": "dxDesc", "workSpace": "workspace_bytes"}
-    outputs = ("dx",)
+    outputs = ("dx", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "wDesc", "dyDesc", "convDesc", "dxDesc", "w", "dy", "dx")
@@ -277,7 +278,7 @@ class ConvolutionBackwardData(mcdnn.McdnnOp):
 class ConvolutionBackwardFilter(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBackwardFilter"
     tensors = {"x": "xDesc", "dy": "dyDesc", "dw": "dwDesc", "workSpace": "workspace_bytes"}
-    outputs = ("dw",)
+    outputs = ("dw", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "dyDesc", "convDesc", "dwDesc", "x", "dy", "dw")
@@ -332,7 +333,7 @@ class Im2Col(mcdnn.McdnnOp):
     def compute(self, a, v):
         g = a.geometry
         cols = v["colBuffer"].view(a.xDesc.dtype).reshape(g.n, g.c * g.rs, g.l)
-        scratch = kernel.Scratch(g, a.xDesc.dtype)
+        scratch = kernel.ColumnScratch(g, a.xDesc.dtype)
         for lo, hi in kernel.chunks(g, scratch):
             cols[lo:hi] = kernel.im2col(v["x"][lo:hi], g, scratch).reshape(g.c * g.rs, hi - lo, g.l).swapaxes(0, 1)
 
