@@ -6,10 +6,11 @@ The op does not check that weight is 2-D or out's last dim: the gathered result,
 indices.shape + weight.shape[1:], is copied into out by a view copy that fails inside phase 1 when
 the shapes differ (ACLNN_ERR_INNER_NULLPTR, as the vendor's CHECK_RET does).
 
-Index values are not validated (the hardware does not): a row that still lies inside weight's
-device allocation is read from there, as the kernel would; one outside it (any negative index, or
-one past the allocation) is an access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2
-(eager streams) or the next synchronisation (deferred).
+Index values are not validated (the hardware does not): a row past weight that still lies inside a
+live device allocation's mapped range (weight's own rounding, or a neighbour) is read from there, as
+the kernel would (opemu.core.stray); a negative index, or a row in no allocation, is an access
+fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2 (eager streams) or the next
+synchronisation (deferred). `opemu check` reports an index outside weight's rows either way.
 """
 import functools
 
