@@ -63,9 +63,10 @@ PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
 IMPL_PREFIX = "opemu_impl_"
 
 
-def preprocess(cc, include_dirs, csrc_dir, header, markers=False):
-    """The header as C99 sees it; with `markers`, line markers that tell which file each line is from."""
-    cmd = [cc, "-E", "-std=c99", "-nostdinc", "-I", FAKE_LIBC]
+def preprocess(cc, include_dirs, csrc_dir, header, markers=False, macros=False):
+    """The header as C99 sees it; with `markers`, line markers that tell which file each line is from;
+    with `macros`, the #define lines in effect at its end instead."""
+    cmd = [cc, "-E", "-std=c99", "-nostdinc", "-I", FAKE_LIBC] + (["-dM"] if macros else [])
     for directory in include_dirs:
         cmd += ["-I", directory]
     cmd += ["-I", csrc_dir, "-D__attribute__(x)=", "-D__extension__=", "-DOPEMU_GENERATOR", header]
@@ -259,6 +260,9 @@ def trace_argument(name, ctype):
         return "opemu_trace_pointer(&t, \"%s\", (const void *)%s);" % (name, name)
     if bare in ("float", "double"):
         return "opemu_trace_double(&t, \"%s\", %s);" % (name, name)
+    if enum_name(bare) in NAMED_TYPES:
+        return "opemu_trace_enum(&t, \"%s\", (long long)%s, %s((long long)%s));" % (name, name,
+                                                                                   namer(enum_name(bare)), name)
     return "opemu_trace_integer(&t, \"%s\", (long long)%s);" % (name, name)
 
 
@@ -275,7 +279,8 @@ def not_supported_status(fn):
 
 def not_supported_shim(fn):
     """An entry point opemu does not emulate: the family's not-supported status and a message, from C."""
-    report = 'opemu_not_supported(%s, "%s", "%s")' % (not_supported_status(fn), fn.name, fn.header)
+    status = not_supported_status(fn)
+    report = 'opemu_not_supported(%s, "%s", "%s", "%s")' % (status, status, fn.name, fn.header)
     lines = ["OPEMU_ENTRY " + fn.prototype(fn.name), "{"]
     if fn.returns in NOT_SUPPORTED:
         lines.append("    return (%s)%s;" % (fn.returns, report))
@@ -313,19 +318,143 @@ def shim(fn, route):
     lines += ["    opemu_trace t;", "    opemu_trace_begin(&t, \"%s\");" % fn.name]
     lines += ["    " + trace_argument(name, ctype) for name, ctype in fn.params]
     if returns == "void":
-        lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL);", "    }"]
+        lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL, NULL);", "    }"]
     else:
         lines += ["    %s opemu_result = %s;" % (returns, call)]
         if returns in AGGREGATES:
-            lines += ["    opemu_trace_end(&t, 0, NULL);"]
+            lines += ["    opemu_trace_end(&t, 0, NULL, NULL);"]
         elif "*" in returns or returns in POINTER_TYPEDEFS:
-            lines += ["    opemu_trace_end(&t, 0, (const void *)opemu_result);"]
+            lines += ["    opemu_trace_end(&t, 0, NULL, (const void *)opemu_result);"]
         elif returns in ("float", "double"):
-            lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL);"]
+            lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL, NULL);"]
+        elif returns in STATUS_TYPES and returns in NAMED_TYPES:
+            lines += ["    opemu_trace_end(&t, (long long)opemu_result, %s((long long)opemu_result), NULL);"
+                      % namer(returns)]
         else:
-            lines += ["    opemu_trace_end(&t, (long long)opemu_result, NULL);"]
+            lines += ["    opemu_trace_end(&t, (long long)opemu_result, NULL, NULL);"]
         lines += ["    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
+
+
+# ---- the trace's names: a table per enum type an entry point takes and per status type ----------
+# Status types whose codes are constants (macros, static consts) rather than an enum: their names.
+STATUS_CONSTANTS = {"aclError": r"ACL_(SUCCESS|ERROR_\w+)", "aclnnStatus": r"ACLNN_(SUCCESS|ERR_\w+)"}
+STATUS_TYPES = set(FAILURE_VALUES)
+NAMED_TYPES = {}  # {type name: {value: member name}}, filled by name_tables()
+
+
+def namer(type_name):
+    return "opemu_name_" + type_name
+
+
+def enum_name(bare):
+    """'enum mcMemcpyKind' -> 'mcMemcpyKind': a parameter's type as the tables name it."""
+    return bare[len("enum "):] if bare.startswith("enum ") else bare
+
+
+def _evaluate(node, known):
+    """The value of an enumerator's or constant's initializer (integer constant expressions)."""
+    if isinstance(node, c_ast.Constant) and node.type in ("int", "unsigned int", "long int", "unsigned long int",
+                                                          "long long int", "unsigned long long int"):
+        return int(node.value.rstrip("uUlL"), 0)
+    if isinstance(node, c_ast.ID):
+        return known[node.name]
+    if isinstance(node, c_ast.Cast):
+        return _evaluate(node.expr, known)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~"):
+        value = _evaluate(node.expr, known)
+        return {"-": -value, "+": value, "~": ~value}[node.op]
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "<<", ">>", "|", "&", "^"):
+        a, b = _evaluate(node.left, known), _evaluate(node.right, known)
+        return {"+": a + b, "-": a - b, "*": a * b, "<<": a << b, ">>": a >> b, "|": a | b, "&": a & b,
+                "^": a ^ b}[node.op]
+    raise ValueError("not an integer constant expression")
+
+
+def _enums(ast):
+    """({enum tag or typedef name: [(member, value)]} of every enum with members, {typedef: target})."""
+    found, known, aliases = {}, {}, {}
+
+    def members(enum):
+        listed, value = [], -1
+        for item in enum.values.enumerators:
+            value = _evaluate(item.value, known) if item.value is not None else value + 1
+            known[item.name] = value
+            listed.append((item.name, value))
+        return listed
+
+    for node in ast.ext:
+        decl = node.type if isinstance(node, (c_ast.Typedef, c_ast.Decl)) else None
+        enum = decl.type if isinstance(decl, c_ast.TypeDecl) else decl
+        if isinstance(enum, c_ast.Enum) and enum.values is not None:
+            try:
+                listed = members(enum)
+            except (ValueError, KeyError):
+                continue
+            if enum.name:
+                found[enum.name] = listed
+            if isinstance(node, c_ast.Typedef):
+                found[node.name] = listed
+        elif isinstance(node, c_ast.Typedef) and isinstance(enum, c_ast.Enum):
+            aliases[node.name] = enum.name  # typedef enum tag name;
+        elif isinstance(node, c_ast.Typedef) and isinstance(decl, c_ast.TypeDecl) \
+                and isinstance(decl.type, c_ast.IdentifierType):
+            aliases[node.name] = " ".join(decl.type.names)
+    for name, target in aliases.items():
+        while target in aliases and target not in found:
+            target = aliases[target]
+        if target in found:
+            found.setdefault(name, found[target])
+    return found
+
+
+def _status_constants(ast, macro_dump, pattern):
+    """[(name, value)] of the status codes spelt as `#define` or `static const` in the headers."""
+    listed = []
+    for line in macro_dump.splitlines():
+        match = re.match(r"#define (%s) \(?(-?(?:0x[0-9A-Fa-f]+|\d+))[uUlL]*\)?$" % pattern, line.strip())
+        if match:
+            listed.append((match.group(1), int(match.group(3), 0)))
+    for node in ast.ext:
+        if isinstance(node, c_ast.Decl) and "static" in node.storage and node.init is not None \
+                and re.fullmatch(pattern, node.name or ""):
+            try:
+                listed.append((node.name, _evaluate(node.init, {})))
+            except (ValueError, KeyError):
+                pass
+    return listed
+
+
+def name_tables(ast, functions, macro_dump):
+    """{type: {value: name}} for the enum parameters of every entry point and the status types. A
+    value with several names takes the enum's first (C order); among constants, a *SUCCESS name,
+    then the first alphabetically, so the choice does not depend on the preprocessor's order."""
+    enums = _enums(ast)
+    used = {enum_name(ctype.replace("const ", "").replace(name, "").strip()) for fn in functions.values()
+            for name, ctype in fn.params} | STATUS_TYPES
+    tables = {}
+    for type_name in sorted(used):
+        if type_name in STATUS_CONSTANTS:
+            listed = sorted(set(_status_constants(ast, macro_dump, STATUS_CONSTANTS[type_name])),
+                            key=lambda item: (not item[0].endswith("SUCCESS"), item[0]))
+        else:
+            listed = enums.get(type_name)
+        if listed:
+            table = {}
+            for name, value in listed:
+                table.setdefault(value, name)
+            tables[type_name] = table
+    return tables
+
+
+def name_functions(tables):
+    """C: `const char *opemu_name_T(long long)` per table (NULL for a value without a name)."""
+    parts = []
+    for type_name, table in sorted(tables.items()):
+        cases = "".join('    case %dLL: return "%s";\n' % (value, name) for value, name in sorted(table.items()))
+        parts.append("static const char *%s(long long value)\n{\n    switch (value) {\n%s    default: return NULL;\n"
+                     "    }\n}\n" % (namer(type_name), cases))
+    return "\n".join(parts)
 
 
 def python_entry_points(path):
@@ -357,7 +486,8 @@ def routes(functions, in_c, in_python):
 def undeclared_shim(name):
     """A vendor export no header declares (an op documented by name only): it takes nothing it reads."""
     return "\n".join(["OPEMU_ENTRY aclnnStatus %s(void)" % name, "{",
-                      '    return (aclnnStatus)opemu_not_supported(ACLNN_ERR_RUNTIME_ERROR, "%s", "");' % name,
+                      '    return (aclnnStatus)opemu_not_supported(ACLNN_ERR_RUNTIME_ERROR, "ACLNN_ERR_RUNTIME_ERROR", '
+                      '"%s", "");' % name,
                       "}", ""])
 
 
@@ -488,13 +618,16 @@ def main():
     os.remove(bridge_c)
     write_if_changed(os.path.join(args.out, "bridge.c"), bridge_text)
 
+    macro_dump = preprocess(args.cc, include_dirs, args.csrc, umbrella, macros=True)
+    NAMED_TYPES.update(name_tables(public_ast, functions, macro_dump))
     shims = [shim(fn, route[name]) for name, fn in sorted(functions.items())
              if not (fn.variadic and route[name] == "c")]
     shims += [undeclared_shim(name) for name in undeclared]
     write_if_changed(os.path.join(args.out, "entry_shims.c"), "".join([
         "/* Generated by cmake/gen_bridge.py from the headers in include/. */\n",
         '#include <string.h>\n#include "internal.h"\n#include "all_public.h"\n\n',
-        '#define OPEMU_ENTRY __attribute__((visibility("default")))\n\n', "\n".join(shims)]))
+        '#define OPEMU_ENTRY __attribute__((visibility("default")))\n\n', name_functions(NAMED_TYPES), "\n",
+        "\n".join(shims)]))
 
     os.makedirs(os.path.join(args.out, "exports"), exist_ok=True)
     for library, symbols in exports.items():

@@ -132,6 +132,9 @@ void opemu_executor_discard(aclOpExecutor *executor);
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped
  * range (where hardware would fault otherwise). Returns 0 when they are, else an aclError. */
 int opemu_device_range_check(const void *address, uint64_t nbytes);
+/* The live device allocation containing `address`: 1 and its start and mapped size in the two
+ * outputs when there is one, else 0. A query only: nothing is reported or recorded. */
+int opemu_device_mapping(const void *address, uint64_t *start, uint64_t *mapped);
 
 /* Configuration read once by the C core. */
 const char *opemu_soc_name(void);
@@ -297,6 +300,9 @@ int opemu_strict(void);
  * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
  * writes (mode 1) mark bytes. */
 void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+/* A kernel's gather or scatter at an index outside its tensor (what the hardware does not check):
+ * an out-of-bounds finding, `what` saying which access. */
+void opemu_sanitize_stray(const char *what);
 
 /* Test-only fault injection: 1 when OPEMU_FAULT (a comma-separated list) names `entry`. */
 int opemu_fault_at(const char *entry);

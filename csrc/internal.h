@@ -17,6 +17,8 @@ typedef struct {
     size_t length;
     double start_us;
     unsigned long error_mark; /* opemu_error_serial() when the call began */
+    char names[1024];         /* "argument": "member name" of the enum arguments so far */
+    size_t names_length;
 } opemu_trace;
 void opemu_trace_begin(opemu_trace *t, const char *function);
 void opemu_trace_integer(opemu_trace *t, const char *name, long long value);
@@ -24,16 +26,20 @@ void opemu_trace_double(opemu_trace *t, const char *name, double value);
 void opemu_trace_pointer(opemu_trace *t, const char *name, const void *value);
 void opemu_trace_string(opemu_trace *t, const char *name, const char *value);
 void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tensor);
-void opemu_trace_end(opemu_trace *t, long long status, const void *returned);
+/* An enum argument: its value, and the member's name (from the tables generated from the headers;
+ * NULL when the value has none), which the record lists under "arg_names". */
+void opemu_trace_enum(opemu_trace *t, const char *name, long long value, const char *member);
+/* `status_name`: the returned status code's name, or NULL (not a status type, or a code without one). */
+void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, const void *returned);
 size_t opemu_handle_count(int kind);
 
 /* A line flagged "not_supported" for a function with no emulation (its shim records no arguments). */
-void opemu_trace_unsupported(const char *function, int status);
+void opemu_trace_unsupported(const char *function, int status, const char *status_name);
 
 /* ---- functions opemu exports but does not emulate (unsupported.c) ---- */
 /* Records the not-supported message for `function` (declared in `header`, "" when no public header
  * does) the family's way, flags the trace, warns once per process; returns `status`. */
-int opemu_not_supported(int status, const char *function, const char *header);
+int opemu_not_supported(int status, const char *status_name, const char *function, const char *header);
 /* `text` (a status's fixed description), followed by the thread's last not-supported message when
  * `status` is what that call returned: how mcGetErrorString and friends name the function. */
 const char *opemu_status_text(int status, const char *text);

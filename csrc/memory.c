@@ -120,6 +120,16 @@ int opemu_device_range_check(const void *address, uint64_t nbytes)
     return ACL_SUCCESS;
 }
 
+int opemu_device_mapping(const void *address, uint64_t *start, uint64_t *mapped)
+{
+    opemu_allocation a;
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+        return 0;
+    *start = a.start;
+    *mapped = a.mapped;
+    return 1;
+}
+
 static uint64_t mapped_size(size_t size, aclrtMemMallocPolicy policy, int pad)
 {
     unsigned base = (unsigned)policy & 0xFF; /* the bandwidth/access flags are ORed above */

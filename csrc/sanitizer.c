@@ -160,6 +160,12 @@ void opemu_sanitize_access(const void *address, uint64_t nbytes, int mode, const
     }
 }
 
+void opemu_sanitize_stray(const char *what)
+{
+    if (opemu_strict())
+        opemu_finding("out-of-bounds", "%s", what);
+}
+
 void opemu_sanitize_transfer(void *dst, const void *src, uint64_t count, int is_set, int synchronous)
 {
     if (!opemu_strict())

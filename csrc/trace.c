@@ -1,5 +1,6 @@
 /* OPEMU_TRACE=<file>: one JSON line per API call — function, arguments (tensors with their shape,
- * dtype, strides and data pointer), status, duration, thread. The generated shims call these
+ * dtype, strides and data pointer), status, duration, thread; the names of the status ("status_name")
+ * and of enum arguments ("arg_names": {argument: member}) from tables generated from the headers. The generated shims call these
  * functions only when tracing is on, so a normal call pays one branch. */
 #include <errno.h>
 #include <stdarg.h>
@@ -118,6 +119,7 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     append(t, "{\"function\": \"%s\", \"args\": {", function);
     t->start_us = now_us();
     t->error_mark = opemu_error_serial();
+    t->names_length = 0;
     current = t;
     opemu_sanitize_enter();
 }
@@ -126,6 +128,19 @@ void opemu_trace_integer(opemu_trace *t, const char *name, long long value)
 {
     key(t, name);
     append(t, "%lld", value);
+}
+
+void opemu_trace_enum(opemu_trace *t, const char *name, long long value, const char *member)
+{
+    opemu_trace_integer(t, name, value);
+    if (member == NULL || t->names_length >= sizeof t->names - 1)
+        return;
+    int n = snprintf(t->names + t->names_length, sizeof t->names - t->names_length, "%s\"%s\": \"%s\"",
+                     t->names_length ? ", " : "", name, member);
+    if (n > 0 && t->names_length + (size_t)n < sizeof t->names)
+        t->names_length += (size_t)n;
+    else
+        t->names[t->names_length] = 0; /* a name that does not fit is left out whole */
 }
 
 void opemu_trace_double(opemu_trace *t, const char *name, double value)
@@ -181,7 +196,7 @@ void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tenso
     append(t, ", \"offset\": %lld, \"data\": \"%p\"}", (long long)tensor->offset, tensor->data);
 }
 
-void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
+void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, const void *returned)
 {
     current = NULL;
     opemu_sanitize_leave();
@@ -195,6 +210,10 @@ void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
         return;
     double duration = now_us() - t->start_us;
     append(t, "}, \"status\": %lld", status);
+    if (status_name)
+        append(t, ", \"status_name\": \"%s\"", status_name);
+    if (t->names_length)
+        append(t, ", \"arg_names\": {%s}", t->names);
     if (opemu_error_serial() != t->error_mark) /* the message this call set, as the app would read it */
         opemu_trace_string(t, "message", opemu_error_last());
     if (returned)
@@ -206,12 +225,12 @@ void opemu_trace_end(opemu_trace *t, long long status, const void *returned)
     pthread_mutex_unlock(&lock);
 }
 
-void opemu_trace_unsupported(const char *function, int status)
+void opemu_trace_unsupported(const char *function, int status, const char *status_name)
 {
     if (!opemu_trace_enabled)
         return;
     opemu_trace t;
     opemu_trace_begin(&t, function);
     append(&t, "%s\"not_supported\": true", t.text[t.length - 1] == '{' ? "" : ", ");
-    opemu_trace_end(&t, status, NULL);
+    opemu_trace_end(&t, status, status_name, NULL);
 }

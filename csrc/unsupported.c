@@ -32,7 +32,7 @@ static int first_call(const char *function)
     return first;
 }
 
-int opemu_not_supported(int status, const char *function, const char *header)
+int opemu_not_supported(int status, const char *status_name, const char *function, const char *header)
 {
     const char *reason = opemu_mc_unsupported_reason(function);
     if (header[0] && reason)
@@ -47,7 +47,7 @@ int opemu_not_supported(int status, const char *function, const char *header)
     opemu_error_message(status, detail);
     if (strncmp(function, "mc", 2) == 0 && strncmp(function, "mcdnn", 5) != 0 && strncmp(function, "mcblas", 6) != 0)
         opemu_mc_set_last_error(status); /* the runtime's calls are sticky; cuDNN/cuBLAS-style ones are not */
-    opemu_trace_unsupported(function, status);
+    opemu_trace_unsupported(function, status, status_name);
     if (first_call(function))
         fprintf(stderr, "opemu: warning: %s (status %d)\n", detail, status);
     return status;

@@ -14,6 +14,8 @@ import random
 import sys
 from ctypes import POINTER, byref, c_double, c_float, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(__file__))
 import acl  # noqa: E402  (tests/acl.py: the library, loaded once)
 from opemu import ops, preflight  # noqa: E402
@@ -109,6 +111,24 @@ def internal_error(violations, where):
 
 # ---- aclnn phase 1 and 2 ----
 
+# Kernels that scatter out[n, target] without checking the target (the A2/A3 NLLLoss backward, as
+# the device does): the bytes a target outside the classes reaches, in any allocation, are the
+# call's to write too.
+SCATTERS_BY_TARGET = {"aclnnNLLLossBackward", "aclnnNLLLoss2dBackward"}
+
+
+def _stray_scatter_writable(memory, out, target):
+    """Marks out's span shifted by the target's class (every target element holds its fill byte)."""
+    (arg, address), dtype = out, dtypes.NUMPY_OF.get(target["dtype"])
+    if dtype is None or dtype.kind not in "iu" or not arg["shape"]:
+        return
+    cls = int(np.frombuffer(bytes([target["fill"]]) * dtype.itemsize, dtype)[0])
+    item = _itemsize(arg["dtype"])
+    class_stride = arg["strides"][1 if len(arg["shape"]) > 1 else 0]
+    start = address + (arg["offset"] + cls * class_stride) * item
+    memory.writable_span(start, _span(arg["shape"], arg["strides"], arg["offset"]) * item)
+
+
 def _itemsize(code):
     dtype = dtypes.NUMPY_OF.get(code)
     return dtype.itemsize if dtype is not None else 4
@@ -200,6 +220,8 @@ def run_aclnn(case):
                     item = _itemsize(arg["dtype"])
                     memory.writable(address, arg["offset"] * item,
                                     _span(arg["shape"], arg["strides"], arg["offset"]) * item)
+            if name in SCATTERS_BY_TARGET and "out" in tensors and "target" in tensors:
+                _stray_scatter_writable(memory, tensors["out"], tensors["target"][0])
             before = memory.snapshot()
             phase2 = getattr(LIB, name)
             phase2.argtypes = [c_void_p, c_uint64, c_void_p, c_void_p]

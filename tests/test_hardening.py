@@ -105,6 +105,70 @@ def test_pooling_window_of_2_to_31_costs_what_the_input_does():
     assert violations == [] and time.monotonic() - start < 5
 
 
+def _pool_huge(mode, window, padding, x, out_hw, dy):
+    """mcdnnPoolingForward then Backward (alpha 1, beta 0) of FLOAT x with a 2-D geometry; (y, dx)."""
+    import mc
+    from test_mcdnn_ops import make_pooling
+    pool = make_pooling(mode, window, padding, (1, 1))
+    h = mc.Handle()
+    xd, yd = mc.Desc(mc.FLOAT, x.shape), mc.Desc(mc.FLOAT, x.shape[:2] + out_hw)
+    X, Y, DY, DX = mc.DeviceTensor(xd, x), mc.DeviceTensor(yd), mc.DeviceTensor(yd, dy), mc.DeviceTensor(xd)
+    one, zero = mc.scale(1, mc.FLOAT), mc.scale(0, mc.FLOAT)
+    try:
+        assert mc.call("mcdnnPoolingForward", h.handle, pool, one, xd.handle, X.address, zero, yd.handle,
+                       Y.address) == 0, mc.recent_error()
+        assert mc.call("mcdnnPoolingBackward", h.handle, pool, one, yd.handle, Y.address, yd.handle, DY.address,
+                       xd.handle, X.address, zero, xd.handle, DX.address) == 0, mc.recent_error()
+        return Y.read(), DX.read()
+    finally:
+        h.destroy()
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2], ids=["max", "avg-include", "avg-exclude"])
+def test_pooling_padding_of_2_to_31_costs_what_the_input_does(mode):
+    """Found by the fuzz suite: padding 2^31 - 1 made pooling pad its input to ~384 GiB (MemoryError,
+    an internal error). Windows wholly in padding give the fill's result (-inf for max, 0 for the
+    averages) and no gradient."""
+    import time
+    rng = np.random.default_rng(mode)
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    dy = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    start = time.monotonic()
+    y, dx = _pool_huge(mode, (2, 2), (2 ** 31 - 1, 2 ** 31 - 1), x, (3, 3), dy)
+    assert time.monotonic() - start < 5
+    np.testing.assert_array_equal(y, np.full(dy.shape, -np.inf if mode == 0 else 0, np.float32))
+    np.testing.assert_array_equal(dx, np.zeros_like(x))
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2], ids=["max", "avg-include", "avg-exclude"])
+def test_pooling_window_and_padding_of_2_to_31_read_the_input_they_reach(mode):
+    """Window 2^31 - 1 over padding 2^31 - 2, stride 1: output row o covers input rows 0..o (and
+    2^31 - 2 - o padding rows), so max is a running max, the sums running sums, divided by the whole
+    window (include) or the rows covered (exclude); columns pool 1-wide."""
+    import time
+    big = 2 ** 31 - 1
+    rng = np.random.default_rng(10 + mode)
+    x = rng.permutation(2 * 3 * 4 * 5).reshape(2, 3, 4, 5).astype(np.float32) / 10 - 6  # no ties
+    dy = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    start = time.monotonic()
+    y, dx = _pool_huge(mode, (big, 1), (big - 1, 0), x, (4, 5), dy)
+    assert time.monotonic() - start < 5
+    x64, dy64 = x.astype(np.float64), dy.astype(np.float64)
+    rows = np.arange(1, 5, dtype=np.float64)[:, None]
+    if mode == 0:
+        expected = np.maximum.accumulate(x64, axis=2)
+        winner = x64[:, :, :, None, :] == expected[:, :, None, :, :]  # [input row, output row]
+        winner &= np.arange(4)[:, None, None] <= np.arange(4)[None, :, None]
+        grad = (winner * dy64[:, :, None, :, :]).sum(axis=3)
+    else:
+        divisor = float(big) if mode == 1 else rows
+        expected = np.cumsum(x64, axis=2) / divisor
+        share = dy64 / divisor  # output row o spreads over input rows 0..o
+        grad = np.cumsum(share[:, :, ::-1], axis=2)[:, :, ::-1]
+    np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-30)
+    np.testing.assert_allclose(dx, grad, rtol=1e-5, atol=0)
+
+
 def test_a_handle_of_one_kind_is_refused_where_another_is_expected():
     """Every handle kind has its own number: a memory pool and a stream config once shared one, so
     each was accepted where the other was expected."""

@@ -132,8 +132,9 @@ def test_softmax_instance_backward_is_bit_identical(n, log, dtype, reference_onl
 def pooled(x, window, stride, padding, out_shape):
     """y of max pooling x as opemu's forward computes it."""
     pool = mcdnn.Struct(mode=0, nan=0, nbDims=2, window=window, stride=stride, padding=padding)
-    geometry = pooling._Geometry(pool, x.shape, (x.shape[0], x.shape[1]) + out_shape)
-    return pool, geometry, pooling.forward(pool, geometry, x, x.dtype)
+    (geometry,) = pooling._geometries(pool, x.shape, (x.shape[0], x.shape[1]) + out_shape)
+    assert geometry.whole  # every window reaches the input: the kernels see x and y whole
+    return pool, geometry, pooling.forward(pool, [geometry], x, x.dtype)
 
 
 POOLS = {  # window, stride, padding, input h, w (odd sizes leave rows and columns no window covers)

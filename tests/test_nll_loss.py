@@ -3,6 +3,8 @@ seed 002) through the C ABI: values against PyTorch CPU's nll_loss / nll_loss2d 
 for every dtype, target dtype and reduction, with ignored targets; where the kernel rounds; empty
 tensors; views; out-of-range targets; every phase-1 check of each op in its order; the samples."""
 import ctypes
+import subprocess
+import sys
 
 import ml_dtypes
 import numpy as np
@@ -10,8 +12,8 @@ import pytest
 import torch
 
 import opemu.api
-from acl import DeviceTensor, recent_error, run_two_phase
-from conftest import ROOT, ops_nn_compile, run_program
+from acl import DeviceTensor, lib, recent_error, run_two_phase
+from conftest import ROOT, opemu_only, ops_nn_compile, run_program
 
 NULLPTR, INVALID, RUNTIME, AICORE = 161001, 161002, 361001, 507015
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -242,26 +244,110 @@ def test_backward_into_a_strided_out():
 
 # ---- targets outside [0, C) -------------------------------------------------------------------
 
-@pytest.mark.parametrize("op", FORWARD + BACKWARD)
-@pytest.mark.parametrize("bad", [-1, 5])
-def test_target_outside_the_classes_is_an_aicore_exception_and_outputs_are_untouched(op, bad):
-    rng = np.random.default_rng(15)
-    x, target, weight = problem(op, np.float32, np.int64, 1, rng, -100)
-    target.reshape(-1)[3] = bad
+STRAY = 3.0039215087890625  # float32 of the bytes 0x40404040 written past a tensor
+
+
+def fill_past(tensor, byte=0x40):
+    """Writes `byte` over the allocator's rounding past a tensor (32-byte rounding + 32 bytes)."""
+    end = tensor.nbytes
+    lib().aclrtMemset(ctypes.c_void_p(tensor.address.value + end), 32, byte, 32)
+
+
+def out_of_range_call(op, x, target, weight, soc=None):
+    """Runs `op` (reduction none, gradOutput ones) on float32 data; (status, launched, outputs)."""
     if op in FORWARD:
         t = {"self": DeviceTensor(x), "target": DeviceTensor(target), "weight": DeviceTensor(weight),
-             "out": DeviceTensor(np.full(1, 7, np.float32)), "totalWeightOut": DeviceTensor(np.full(1, 7, np.float32))}
-        status, launched, _ = forward(op, t, 1)
-        untouched = [t["out"], t["totalWeightOut"]]
-    else:
-        t = {"gradOutput": DeviceTensor(np.ones(1, np.float32)), "self": DeviceTensor(x), "target": DeviceTensor(target),
-             "weight": DeviceTensor(weight), "totalWeight": DeviceTensor(np.ones(1, np.float32)),
-             "out": DeviceTensor(np.full(x.shape, 7, np.float32))}
-        status, launched, _ = backward(op, t, 1)
-        untouched = [t["out"]]
+             "out": DeviceTensor(np.full(target.shape, 7, np.float32)),
+             "totalWeightOut": DeviceTensor(np.full(1, 7, np.float32))}
+        fill_past(t["self"]), fill_past(t["weight"])
+        status, launched, _ = forward(op, t, 0)
+        return status, launched, [t["out"], t["totalWeightOut"]]
+    t = {"gradOutput": DeviceTensor(np.ones(target.shape, np.float32)), "self": DeviceTensor(x),
+         "target": DeviceTensor(target), "weight": DeviceTensor(weight),
+         "totalWeight": DeviceTensor(np.ones(1, np.float32)), "out": DeviceTensor(np.full(x.shape, 7, np.float32))}
+    fill_past(t["weight"])
+    status, launched, _ = backward(op, t, 0)
+    return status, launched, [t["out"]]
+
+
+def test_target_equal_to_c_reads_past_self_and_weight_as_the_device_does():
+    # the vendor's aclnnNLLLoss2d example: C = 2 and pixel 4 (h = 2, w = 0) has target 2, whose
+    # self[0, 2, 2, 0] lies 16 bytes past self and weight[2] just past weight, both inside the rounding
+    x = (np.arange(12, dtype=np.float32) + np.float32(0.1)).reshape(1, 2, 3, 2)
+    target = np.array([1, 0, 1, 1, 2, 1], np.int32).reshape(1, 3, 2)
+    weight = np.array([1.1, 1.2], np.float32)
+    status, launched, (out, _) = out_of_range_call("aclnnNLLLoss2d", x, target, weight)
+    assert (status, launched) == (0, 0), recent_error()
+    flat, kept = target.reshape(-1), [0, 1, 2, 3, 5]
+    expected = -weight[flat[kept]] * x[0, flat[kept], [0, 0, 1, 1, 2], [0, 1, 0, 1, 1]]
+    np.testing.assert_allclose(out.storage()[kept], expected, rtol=1e-6)
+    assert out.storage()[4] == np.float32(-STRAY * STRAY)
+
+
+def test_target_equal_to_c_reads_the_next_rows_class_0_in_nll_loss():
+    x = np.arange(1, 13, dtype=np.float32).reshape(3, 4)  # sample 0's class 4 is sample 1's class 0
+    status, launched, (out, _) = out_of_range_call("aclnnNLLLoss", x, np.array([4, 1, 2]), np.ones(4, np.float32))
+    assert (status, launched) == (0, 0), recent_error()
+    np.testing.assert_array_equal(out.storage(), [-STRAY * x[1, 0], -x[1, 1], -x[2, 2]])
+
+
+@pytest.mark.parametrize("op", BACKWARD)
+def test_backward_target_equal_to_c_writes_where_the_device_does(op):
+    rng = np.random.default_rng(16)
+    x, target, weight = problem(op, np.float32, np.int64, 0, rng, -100)
+    target[...] = 1
+    target.reshape(-1)[0] = 5  # sample/pixel 0's class 5 is the next sample's class 0 (1-d) or pixel's
+    status, launched, (out,) = out_of_range_call(op, x, target, weight)
+    assert (status, launched) == (0, 0), recent_error()
+    expected = np.zeros(x.shape, np.float32)
+    expected[(slice(None), 1) + (slice(None),) * (x.ndim - 2)] = -weight[1]
+    expected[(0, 1) + (0,) * (x.ndim - 2)] = 0
+    expected.reshape(-1)[5 * int(np.prod(x.shape[2:], dtype=np.int64))] = -STRAY
+    np.testing.assert_array_equal(out.storage().reshape(x.shape), expected)
+
+
+@pytest.mark.parametrize("op", FORWARD + BACKWARD)
+@pytest.mark.parametrize("bad", [2 ** 31 - 1, -2 ** 40])
+def test_target_outside_every_allocation_is_an_aicore_exception_and_outputs_are_untouched(op, bad):
+    rng = np.random.default_rng(15)
+    x, target, weight = problem(op, np.float32, np.int64, 0, rng, -100)
+    target.reshape(-1)[3] = bad
+    status, launched, outputs = out_of_range_call(op, x, target, weight)
     assert (status, launched) == (0, AICORE)
     assert "target[3] = %d is outside the 5 classes" % bad in recent_error()
-    assert all((u.storage() == 7).all() for u in untouched)
+    assert all((u.storage() == 7).all() for u in outputs)
+
+
+@pytest.mark.parametrize("op", FORWARD + BACKWARD)
+def test_950_kernel_traps_on_a_target_equal_to_c(monkeypatch, op):
+    monkeypatch.setenv("OPEMU_SOC", "Ascend950PR_9599")
+    rng = np.random.default_rng(17)
+    x, target, weight = problem(op, np.float32, np.int64, 0, rng, -100)
+    target.reshape(-1)[3] = 5
+    status, launched, outputs = out_of_range_call(op, x, target, weight)
+    assert (status, launched) == (0, AICORE)
+    assert "target[3] = 5 is outside the 5 classes" in recent_error()
+    assert all((u.storage() == 7).all() for u in outputs)
+
+
+@pytest.fixture(scope="module")
+def nll_target_probe(build_dir):
+    return ops_nn_compile(ROOT / "tests" / "c" / "nll_target_probe.cpp", build_dir / "nll_target_probe")
+
+
+def test_vendor_example_with_target_equal_to_c_runs(nll_target_probe):
+    result = run_program(nll_target_probe)
+    assert result.returncode == 0 and "status 0" in result.stdout, result.stdout + result.stderr
+    assert "out[0] = -7.320000" in result.stdout  # -weight[1] * self[0, 1, 0, 0] = -1.2 * 6.1
+
+
+@opemu_only
+def test_opemu_check_reports_a_target_outside_the_classes(nll_target_probe):
+    result = subprocess.run([sys.executable, "-m", "opemu.cli", "check", "--", str(nll_target_probe)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    assert ("opemu check: [out-of-bounds] aclnnNLLLoss2d: target[4] = 2 is outside the 2 classes (and is not "
+            "ignoreIndex -100): outside the tensor") in result.stdout, result.stdout
 
 
 # ---- phase 1 ------------------------------------------------------------------------------------

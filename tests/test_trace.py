@@ -3,7 +3,9 @@ import json
 import subprocess
 import sys
 
-from conftest import run_program, opemu_only
+import pytest
+
+from conftest import run_program, opemu_only, toolkit
 
 pytestmark = [opemu_only]
 
@@ -43,3 +45,71 @@ def test_summarize_counts_failures_and_time(probe, tmp_path):
 def test_no_trace_file_without_the_variable(embedding_sample, tmp_path):
     result = run_program(embedding_sample, env={"OPEMU_TRACE": ""})
     assert result.returncode == 0
+
+
+NAMED_CALLS = r"""
+#include <cstdio>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_embedding.h"
+#include "mcr/mc_runtime.h"
+#include "mcdnn/mcdnn.h"
+#include "mcblas/mcblas.h"
+
+int main()
+{
+    uint64_t size = 0;
+    aclOpExecutor *executor = nullptr;
+    mcdnnTensorDescriptor_t desc = nullptr;
+    int device = 0;
+    std::printf("%d\n", aclrtSetDevice(0));
+    std::printf("%d\n", aclnnEmbeddingGetWorkspaceSize(nullptr, nullptr, nullptr, &size, &executor));
+    std::printf("%d\n", aclrtMemcpy(&size, 8, &device, 4, ACL_MEMCPY_HOST_TO_HOST));
+    std::printf("%d\n", mcGetDevice(nullptr));
+    std::printf("%d\n", mcdnnCreateTensorDescriptor(&desc));
+    std::printf("%d\n", mcdnnSetTensor4dDescriptor(desc, MCDNN_TENSOR_NHWC, MCDNN_DATA_HALF, 1, 2, 3, 4));
+    std::printf("%d\n", mcdnnBackendExecute(nullptr, nullptr, nullptr));
+    std::printf("%d\n", mcblasCreate(nullptr));
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def named_calls(build_dir):
+    home = toolkit()
+    source, program = build_dir / "named_calls.cpp", build_dir / "named_calls"
+    source.write_text(NAMED_CALLS)
+    subprocess.run(["g++", str(source), "-o", str(program), "-I%s/include" % home, "-I%s/include/mcr" % home,
+                    "-L%s/lib64" % home, "-lopapi_nn", "-lascendcl", "-lnnopbase", "-lmcdnn", "-lmcblas", "-lmcruntime"],
+                   check=True)
+    return program
+
+
+def test_trace_names_statuses_of_every_family_and_enum_arguments(named_calls, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    assert run_program(named_calls, env={"OPEMU_TRACE": str(trace)}).returncode == 0
+    records = {r["function"]: r for r in map(json.loads, trace.read_text().splitlines())}
+    named = {f: (r["status"], r.get("status_name")) for f, r in records.items()}
+    assert named["aclrtSetDevice"] == (0, "ACL_SUCCESS")
+    assert named["aclnnEmbeddingGetWorkspaceSize"] == (161001, "ACLNN_ERR_PARAM_NULLPTR")
+    assert named["mcGetDevice"] == (1, "mcErrorInvalidValue")
+    assert named["mcdnnSetTensor4dDescriptor"] == (0, "MCDNN_STATUS_SUCCESS")
+    assert named["mcdnnBackendExecute"] == (9, "MCDNN_STATUS_NOT_SUPPORTED")  # a not-supported function too
+    assert named["mcblasCreate"] == (7, "MCBLAS_STATUS_INVALID_VALUE")
+    memcpy = records["aclrtMemcpy"]
+    assert memcpy["args"]["kind"] == 0 and memcpy["arg_names"] == {"kind": "ACL_MEMCPY_HOST_TO_HOST"}
+    tensor = records["mcdnnSetTensor4dDescriptor"]
+    assert tensor["args"]["format"] == 1 and tensor["args"]["dataType"] == 2  # the numbers stay
+    assert tensor["arg_names"] == {"format": "MCDNN_TENSOR_NHWC", "dataType": "MCDNN_DATA_HALF"}
+    assert "arg_names" not in records["mcdnnCreateTensorDescriptor"]  # no enum argument: no names
+
+
+def test_summarize_takes_status_names_from_the_trace(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    record = {"function": "aclrtFree", "args": {}, "status": 107000, "duration_us": 1.0, "thread": 1}
+    trace.write_text(json.dumps(record) + "\n" + json.dumps(dict(record, status=123, status_name="A_NAME")) + "\n")
+    out = subprocess.run([sys.executable, "-m", "opemu.cli", "trace", "summarize", str(trace)],
+                         capture_output=True, text=True).stdout
+    line = next(l for l in out.splitlines() if l.startswith("aclrtFree "))
+    assert "123 A_NAME x1" in line  # the record's own name
+    assert "107000 ACL_ERROR_RT_PARAM_INVALID x1" in line  # an older record without one: from the headers

@@ -85,12 +85,13 @@ def argument_names(function, args):
 
 
 def describe(record):
-    """A trace record with "status_name" and "arg_names" added where the headers name them."""
+    """A trace record with "status_name" and "arg_names" added where the headers name them and the
+    record does not already (the trace writes both; a finding's record so far has neither)."""
     function = record.get("function")
-    name = status_name(function, record.get("status"))
+    name = record.get("status_name") or status_name(function, record.get("status"))
     if name:
         record["status_name"] = name
-    named = argument_names(function, record.get("args", {}))
+    named = dict(argument_names(function, record.get("args", {})), **record.get("arg_names", {}))
     if named:
         record["arg_names"] = named
     return record

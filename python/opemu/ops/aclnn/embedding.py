@@ -6,16 +6,18 @@ The op does not check that weight is 2-D or out's last dim: the gathered result,
 indices.shape + weight.shape[1:], is copied into out by a view copy that fails inside phase 1 when
 the shapes differ (ACLNN_ERR_INNER_NULLPTR, as the vendor's CHECK_RET does).
 
-Index values are not validated (the hardware does not): a row that still lies inside weight's
-device allocation is read from there, as the kernel would; one outside it (any negative index, or
-one past the allocation) is an access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2
-(eager streams) or the next synchronisation (deferred).
+Index values are not validated (the hardware does not): a row past weight that still lies inside a
+live device allocation's mapped range (weight's own rounding, or a neighbour) is read from there, as
+the kernel would (opemu.core.stray); a negative index, or a row in no allocation, is an access
+fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2 (eager streams) or the next
+synchronisation (deferred). `opemu check` reports an index outside weight's rows either way.
 """
 import functools
 
 import numpy as np
 
 from opemu.core import checks, device, dtypes, status
+from opemu.core import stray as stray_access
 from opemu.core.op import AclnnOp, soc_is_a2_a3
 
 _WEIGHT_DTYPES = [dtypes.acl(n) for n in ("DOUBLE", "FLOAT", "FLOAT16", "INT64", "INT32", "INT16", "INT8",
@@ -66,8 +68,7 @@ class Embedding(AclnnOp):
                 return
             except IndexError:
                 pass
-        inside = (indices >= 0) & (indices < weight.shape[0])
-        out[...] = _gather_with_stray_rows(weight, indices, inside)
+        out[...] = _gather_with_stray_rows(weight, indices)
 
 
 @functools.lru_cache(maxsize=None)
@@ -76,22 +77,15 @@ def _dtype_table(bf16):
     return {"weight": weight, "indices": _INDICES_DTYPES, "out": weight}
 
 
-def _gather_with_stray_rows(weight, indices, inside):
-    """Rows past weight's shape come from whatever device memory the kernel's address reaches."""
-    result = np.empty(indices.shape + weight.shape[1:], weight.dtype)
-    result[inside] = weight[indices[inside]]
-    row_stride = weight.strides[0]
-    first_row = weight.__array_interface__["data"][0]
-    row_shape, row_strides = weight.shape[1:], weight.strides[1:]
-    row_span = device.span_elements(row_shape, [s // weight.dtype.itemsize for s in row_strides], 0)
-    for position in zip(*np.nonzero(~inside)):
-        index = int(indices[position])
-        address = first_row + index * row_stride
-        nbytes = row_span * weight.dtype.itemsize
-        if index < 0 or device.lib.opemu_device_range_check(device.ffi.cast("void *", address), nbytes):
-            raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
-                                     "aclnnEmbedding: index %d at %s is outside weight's %d rows and its device "
-                                     "allocation" % (index, list(position), weight.shape[0]))
-        raw = device.ffi.buffer(device.ffi.cast("char *", address), nbytes)
-        result[position] = np.ndarray(row_shape, weight.dtype, raw, 0, row_strides)
-    return result
+def _gather_with_stray_rows(weight, indices):
+    """Rows past weight's shape come from whatever device memory the kernel's address reaches;
+    a negative index faults."""
+    negative = np.flatnonzero(indices < 0)
+    stray = negative if negative.size else np.flatnonzero(indices >= weight.shape[0])
+    position = list(np.unravel_index(stray[0], indices.shape))
+    what = "aclnnEmbedding: index %d at %s is outside weight's %d rows" % (int(indices.reshape(-1)[stray[0]]),
+                                                                          [int(p) for p in position], weight.shape[0])
+    if negative.size:
+        raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"], what + " and its device allocation")
+    rows = [g.reshape((1,) * indices.ndim + g.shape) for g in np.indices(weight.shape[1:], sparse=True)]
+    return stray_access.gather(weight, [indices.reshape(indices.shape + (1,) * len(rows))] + rows, what)

@@ -28,18 +28,22 @@ Empty tensors: NLLLoss/NLLLoss2d with an empty self (2d: or target or weight) wr
 mean, 0 for sum, and 0 to totalWeightOut (NLLLossEmptyTensorCompute; the reference's "filled with 0"
 is right only for sum); for none nothing is written. The backward ops do nothing for an empty self.
 
-Targets outside [0, C): phase 1 cannot see data and the hardware does not validate it. The kernel
-reads weight[t] and self[n, t] (and writes out[n, t]) at an address that leaves the row — and, for
-weight, the tensor; the 950's kernel asserts 0 <= t < C, which traps. opemu decides: a target
-outside [0, C) that is not ignoreIndex is an access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by
-phase 2 (eager streams) or the next synchronisation, with nothing written to the outputs.
+Targets outside [0, C): phase 1 cannot see data. The A2/A3 kernels (and the older parts') do not
+validate a target: they read weight[t] and self[n, t] (and write out[n, t]) at the address the target
+gives, which leaves the row and, for weight, the tensor. The vendor's own NLLLoss2d example passes a
+target equal to C. opemu does the same (opemu.core.stray): an address inside a live device
+allocation's mapped range is read or written as it is there, one outside every allocation is an
+access fault, ACL_ERROR_RT_AICORE_EXCEPTION, reported by phase 2 (eager streams) or the next
+synchronisation, with nothing written to the outputs; `opemu check` reports the target either way.
+The 950's (regbase) kernel asserts 0 <= t < C, which traps: there any target outside [0, C) that is
+not ignoreIndex faults.
 """
 import ctypes
 import functools
 
 import numpy as np
 
-from opemu.core import checks, device, dtypes, parallel, status
+from opemu.core import checks, device, dtypes, parallel, status, stray
 from opemu.core.op import AclnnOp, soc_is_a2_a3
 from opemu.ops.aclnn import _products
 
@@ -81,17 +85,25 @@ def _check_reduction(reduction, brackets=False):
         raise status.param_invalid(("Reduction should be between 0 and 2, but current is %s." % text) % reduction)
 
 
-def _targets(target, classes, ignore, op):
-    """(positions kept, their classes) of a flattened target; a kept class outside [0, C) faults."""
+def _targets(target, classes, ignore, op, validated):
+    """(positions kept, their classes, what a stray access is) of a flattened target; `validated`:
+    the kernel traps on a kept class outside [0, C) (the 950's), else its accesses go where it
+    points. `what` is None when every kept class is inside."""
     flat = target.reshape(-1).astype(np.int64)
     kept = np.flatnonzero(flat != ignore)
     t = flat[kept]
-    if t.size and (int(t.min()) < 0 or int(t.max()) >= classes):
-        bad = int(kept[np.flatnonzero((t < 0) | (t >= classes))[0]])
-        raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
-                                 "%s: target[%d] = %d is outside the %d classes (and is not ignoreIndex %d)"
-                                 % (op, bad, int(flat[bad]), classes, ignore))
-    return kept, t
+    if not t.size or (int(t.min()) >= 0 and int(t.max()) < classes):
+        return kept, t, None
+    bad = int(kept[np.flatnonzero((t < 0) | (t >= classes))[0]])
+    what = "%s: target[%d] = %d is outside the %d classes (and is not ignoreIndex %d)" % (
+        op, bad, int(flat[bad]), classes, ignore)
+    if validated:
+        raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"], what)
+    return kept, t, what
+
+
+def _gather(view, coordinates, what):
+    return view[coordinates] if what is None else stray.gather(view, coordinates, what)
 
 
 def _round(values, kernel_dtype):
@@ -148,9 +160,9 @@ class _NLLLossBase(AclnnOp):
                 _fill(total_out, 0)
             return
         kd = a.kernel_dtype
-        kept, t = _targets(target, x.shape[1], a.ignoreIndex, self.name)
-        w = np.asarray(weight).reshape(-1)[t].astype(np.float32)
-        losses = np.multiply(w, x[_coordinates(x.shape, kept, t)].astype(np.float32))
+        kept, t, what = _targets(target, x.shape[1], a.ignoreIndex, self.name, a.validates_targets)
+        w = _gather(weight.reshape(-1), (t,), what).astype(np.float32)
+        losses = np.multiply(w, _gather(x, _coordinates(x.shape, kept, t), what).astype(np.float32))
         np.negative(losses, out=losses)
         with np.errstate(divide="ignore", invalid="ignore"):
             if a.reduction == NONE:
@@ -217,6 +229,7 @@ class NLLLoss(_NLLLossBase):
             raise status.param_invalid("Target is out of bounds")
         _products.check_supported(self.name, self.PRODUCTS)
         a.kernel_dtype = _kernel_dtype(a.self.dtype)
+        a.validates_targets = _products.is_regbase()
         a.empty = x.is_empty()
 
     def compute(self, a, v, workspace):
@@ -257,6 +270,7 @@ class NLLLoss2d(_NLLLossBase):
                                        % checks.shape_text(a.totalWeightOut.shape))
         _products.check_supported(self.name, self.PRODUCTS)
         a.kernel_dtype = _kernel_dtype(a.self.dtype)
+        a.validates_targets = _products.is_regbase()
         a.empty = x.is_empty() or target.is_empty() or weight.is_empty()
 
     def compute(self, a, v, workspace):
@@ -280,8 +294,10 @@ class _NLLLossBackwardBase(AclnnOp):
     def _backward(self, a, v, out, target):
         """out: (N, C) or (N, C, H, W); target: the flattened class of each sample/pixel."""
         kd = a.kernel_dtype
-        kept, t = _targets(target, out.shape[1], a.ignoreIndex, self.name)
-        weight = np.asarray(v["weight"]).reshape(-1)[t].astype(np.float32)
+        kept, t, what = _targets(target, out.shape[1], a.ignoreIndex, self.name, a.validates_targets)
+        where = _coordinates(out.shape, kept, t)
+        scatter = None if what is None else stray.Scatter(out, where, what)  # faults before any write
+        weight = _gather(v["weight"].reshape(-1), (t,), what).astype(np.float32)
         grad = v["gradOutput"].reshape(-1).astype(np.float32)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if a.reduction == NONE:
@@ -293,7 +309,10 @@ class _NLLLossBackwardBase(AclnnOp):
             values = np.multiply(scale, weight, dtype=np.float32)
         np.negative(values, out=values)
         _zero(out)
-        out[_coordinates(out.shape, kept, t)] = _round(values, kd)
+        if scatter is None:
+            out[where] = _round(values, kd)
+        else:
+            scatter.write(_round(values, kd))
 
 
 class NLLLossBackward(_NLLLossBackwardBase):
@@ -335,6 +354,7 @@ class NLLLossBackward(_NLLLossBackwardBase):
         checks.same_shape("self", x, "out", a.out)
         _products.check_supported(self.name, self.PRODUCTS)
         a.kernel_dtype = _kernel_dtype(a.self.dtype)
+        a.validates_targets = _products.is_regbase()
         a.empty = x.is_empty()
 
     def compute(self, a, v, workspace):
@@ -387,6 +407,7 @@ class NLLLoss2dBackward(_NLLLossBackwardBase):
         _check_reduction(a.reduction)
         _products.check_supported(self.name, self.PRODUCTS)
         a.kernel_dtype = _kernel_dtype(a.self.dtype)
+        a.validates_targets = _products.is_regbase()
         a.empty = x.is_empty()
 
     def compute(self, a, v, workspace):

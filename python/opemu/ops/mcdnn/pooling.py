@@ -25,21 +25,74 @@ from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import POOLING as MODE
 
 _MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
+# Window elements per dimension below which the reaching windows are pooled together (the order
+# gradients accumulate in is then that of the whole problem); past it, when they read the input
+# at disjoint places, window by window.
+_SPARSE_SPAN = 4096
+
+
+def _reach(size, out, k, s, p):
+    """The first and last output whose window overlaps an input of `size` (first > last: none)."""
+    if size == 0:
+        return 0, -1
+    return max(0, (p - k) // s + 1), min(out - 1, -(-(size + p) // s) - 1)
+
+
+def _geometries(pool, in_shape, out_shape):
+    """The pooling as _Geometry pieces, each a box of outputs: one piece, except that a dimension
+    whose reaching windows read the input at window elements spread over more than twice the input
+    and _SPARSE_SPAN (a window and padding near 2^31 with a stride at least the input's size) is
+    split into its windows, each of which reads at most the input."""
+    per_dim = []
+    for i in range(pool.nbDims):
+        size, out, k, s, p = in_shape[2 + i], out_shape[2 + i], pool.window[i], pool.stride[i], pool.padding[i]
+        first, last = _reach(size, out, k, s, p)
+        if first > last:
+            return [_Geometry(pool, in_shape, out_shape, None)]
+        # the window elements the reaching windows read, [j_lo, j_hi), span far more than the input
+        span = min(k, size - (first * s - p)) - max(0, p - last * s)
+        sparse = s >= size and span > max(2 * size, _SPARSE_SPAN)
+        per_dim.append([(o, o) for o in range(first, last + 1)] if sparse else [(first, last)])
+    return [_Geometry(pool, in_shape, out_shape, ranges) for ranges in itertools.product(*per_dim)]
 
 
 class _Geometry:
-    """Per spatial dimension: input size, output size, window, stride, padding and the padded length
-    that holds every window."""
+    """Per spatial dimension: the windows of a box of outputs that reach the input and the part of it
+    they read.
 
-    def __init__(self, pool, in_shape, out_shape):
-        self.dims = []
+    Windows lying wholly in padding read only the fill: their output is the fill's (-inf for max, 0
+    for average) and they send no gradient to the input. The others, outputs `reached` (the box given
+    by `ranges`: per dimension the first and last output; None: no window reaches the input), read
+    window elements j in [j_lo, j_hi) only (the rest is padding for every one of them), which lie on
+    the input from `read`'s start plus some padding: `dims` describes that reduced problem, per
+    dimension (input size, output size, window, stride, padding, and the padded length that holds
+    every window), so buffers and passes cost what the input and output do, whatever the padding or
+    window (2^31 - 1 included). Dropped elements are padding, which neither wins a max nor adds to a
+    sum, so results and the order they accumulate in are those of the whole problem. `limits` keeps
+    each dimension's own (size, window, stride, padding, first output reached) for the averages'
+    divisors."""
+
+    def __init__(self, pool, in_shape, out_shape, ranges):
+        self.dims, self.limits, reached, read = [], [], [Ellipsis], [Ellipsis]
+        self.out_shape = tuple(out_shape[2:])
+        self.empty = ranges is None
         for i in range(pool.nbDims):
             size, out, k, s, p = in_shape[2 + i], out_shape[2 + i], pool.window[i], pool.stride[i], pool.padding[i]
-            # window elements past the padded input read nothing any output keeps (max) or counts
-            # (average): a window of 2^31 costs what the padded input does, as on the device
-            k = min(k, max(size + 2 * p, 1))
-            length = max(size + p, (out - 1) * s + k - p) + p
-            self.dims.append((size, out, k, s, p, length))
+            first, last = (0, 0) if self.empty else ranges[i]
+            start_first, start_last = first * s - p, last * s - p
+            j_lo, j_hi = max(0, -start_last), max(1, min(k, size - start_first))
+            lo = start_first + j_lo
+            a = min(max(lo, 0), size)  # the input before it is never read; its tail costs only its size
+            window, pad, count = j_hi - j_lo, a - lo, last - first + 1
+            length = max(size - a + pad, (count - 1) * s + window - pad) + pad
+            # one window has no stride to speak of (the backward walk makes one plane per stride step)
+            self.dims.append((size - a, count, window, s if count > 1 else 1, pad, length))
+            self.limits.append((size, k, s, p, first))
+            reached.append(slice(first, last + 1))
+            read.append(slice(a, size))
+        self.reached, self.read = tuple(reached), tuple(read)
+        self.whole = not self.empty and all(d[:2] == (size, out) for d, size, out
+                                            in zip(self.dims, in_shape[2:], out_shape[2:]))
 
     def padded(self, x, fill, ct):
         """x inside a buffer padded with `fill` so every window is a plain strided slice."""
@@ -75,10 +128,10 @@ class _Geometry:
         return grid
 
     def counts(self, include_padding, ct):
-        """Divisor of each output's average, broadcastable to the output."""
+        """Divisor of each reached output's average, broadcastable to those outputs."""
         grid = None
-        for size, out, k, s, p, _ in self.dims:
-            start = np.arange(out) * s - p
+        for (size, k, s, p, first), (_, out, _, _, _, _) in zip(self.limits, self.dims):
+            start = (first + np.arange(out, dtype=np.int64)) * s - p
             if include_padding:
                 count = np.minimum(start + k, size + p) - start
             else:
@@ -111,7 +164,20 @@ def _same_batch_and_channels(first, second):
         raise mcdnn.bad_param("n, c of %s %s and %s %s differ" % (name0, list(t0.shape[:2]), name1, list(t1.shape[:2])))
 
 
-def forward(pool, geometry, x, ct):
+def forward(pool, pieces, x, ct):
+    """y for every output (pieces: _geometries'): the fill's value where the windows lie wholly in
+    padding."""
+    if len(pieces) == 1 and pieces[0].whole:
+        return _forward_reached(pool, pieces[0], x, ct)
+    result = np.full(x.shape[:2] + pieces[0].out_shape, -np.inf if pool.mode in _MAX_MODES else 0, ct)
+    for piece in pieces:
+        if not piece.empty:
+            result[piece.reached] = _forward_reached(pool, piece, x[piece.read], ct)
+    return result
+
+
+def _forward_reached(pool, geometry, x, ct):
+    """y of the outputs whose windows reach the input, from the part of x they read."""
     if pool.mode in _MAX_MODES:
         xp = geometry.padded(x, -np.inf, ct)
         reduce = np.maximum if pool.nan else np.fmax
@@ -305,10 +371,10 @@ class PoolingForward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         ct = a.xDesc.compute_dtype
-        geometry = _Geometry(a.poolingDesc, a.xDesc.shape, a.yDesc.shape)
+        pieces = _geometries(a.poolingDesc, a.xDesc.shape, a.yDesc.shape)
 
         def run(p):
-            mcdnn.write(p["y"], forward(a.poolingDesc, geometry, p["x"], ct), a.alpha_value, a.beta_value)
+            mcdnn.write(p["y"], forward(a.poolingDesc, pieces, p["x"], ct), a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)
 
 
@@ -339,34 +405,54 @@ class PoolingBackward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         ct = a.dyDesc.compute_dtype
-        pool = a.poolingDesc
-        geometry = _Geometry(pool, a.dxDesc.shape, a.dyDesc.shape)
+        pieces = _geometries(a.poolingDesc, a.dxDesc.shape, a.dyDesc.shape)
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
-        counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
-                                                       ct)
-        per_image = math.prod(a.dxDesc.shape[1:])
 
         def run(p):
-            if (a.is_max and direct and not (pool.nan and np.isnan(p["y"]).any())
-                    and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"])):
+            if len(pieces) == 1 and pieces[0].whole:
+                _backward_reached(a, pieces[0], p, direct, ct)
                 return
-            phases = _Phases(geometry)
-            batch = p["dy"].shape[0]
-            step = max(1, _CHUNK // per_image)
-            for lo in range(0, batch, step):
-                part = {k: None if t is None else t[lo:lo + step] for k, t in p.items()}
-                dy = mcdnn.as_compute(part["dy"], ct)
-                target = part["dx"] if direct else np.empty(part["dx"].shape, ct)
-                if a.is_max:
-                    y = mcdnn.as_compute(part["y"], ct)
-                    if pool.nan and np.isnan(y).any():  # a NaN max: the NaN walk of backward()
-                        target = backward(pool, geometry, y, dy, part["x"], part["dx"].shape, ct)
-                    else:
-                        phases.max_backward(y, dy, part["x"], target, ct)
-                else:
-                    with np.errstate(invalid="ignore", divide="ignore"):
-                        share = np.where(counts > 0, dy / counts, 0).astype(ct)
-                    phases.average_backward(share, target, ct)
-                if target is not part["dx"]:
-                    mcdnn.write(part["dx"], target, a.alpha_value, a.beta_value)
+            # dx is zero where no window reaches; the windows that do see x and dx from their span
+            full = np.zeros(p["dx"].shape, ct)
+            for piece in pieces:
+                if piece.empty:
+                    continue
+                reached = {"dx": full[piece.read] if len(pieces) == 1 else np.zeros(full[piece.read].shape, ct)}
+                for name, part in (("y", piece.reached), ("dy", piece.reached), ("x", piece.read)):
+                    reached[name] = None if p.get(name) is None else p[name][part]
+                _backward_reached(a, piece, reached, True, ct)
+                if len(pieces) > 1:
+                    full[piece.read] += reached["dx"]
+            mcdnn.write(p["dx"], full, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)
+
+
+def _backward_reached(a, geometry, p, direct, ct):
+    """dx from the windows that reach the input (p: their y, dy; the x and dx they read); `direct`:
+    the gradient goes straight into p["dx"] (of the compute type, alpha 1, beta 0)."""
+    pool = a.poolingDesc
+    counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
+                                                   ct)
+    per_image = max(1, math.prod(p["dx"].shape[1:]))
+    if (a.is_max and direct and not (pool.nan and np.isnan(p["y"]).any())
+            and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"])):
+        return
+    phases = _Phases(geometry)
+    batch = p["dy"].shape[0]
+    step = max(1, _CHUNK // per_image)
+    for lo in range(0, batch, step):
+        part = {k: None if t is None else t[lo:lo + step] for k, t in p.items()}
+        dy = mcdnn.as_compute(part["dy"], ct)
+        target = part["dx"] if direct else np.empty(part["dx"].shape, ct)
+        if a.is_max:
+            y = mcdnn.as_compute(part["y"], ct)
+            if pool.nan and np.isnan(y).any():  # a NaN max: the NaN walk of backward()
+                target = backward(pool, geometry, y, dy, part["x"], part["dx"].shape, ct)
+            else:
+                phases.max_backward(y, dy, part["x"], target, ct)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = np.where(counts > 0, dy / counts, 0).astype(ct)
+            phases.average_backward(share, target, ct)
+        if target is not part["dx"]:
+            mcdnn.write(part["dx"], target, a.alpha_value, a.beta_value)
