@@ -139,6 +139,8 @@ def flat_views(arrays):
     first = arrays[0]
     if any(a.shape != first.shape or a.strides != first.strides for a in arrays[1:]):
         return None
+    if first.flags.c_contiguous:  # the common case, without the permutation
+        return [a.reshape(-1) for a in arrays]
     order = sorted(range(first.ndim), key=lambda i: -abs(first.strides[i]))
     flat = []
     for a in arrays:
@@ -171,14 +173,12 @@ def by_batch(views, fn, batch=None):
     GIL in its loops). Every routine here treats each image n independently, so the result is the
     same as one call on everything. Views whose first dimension is not the batch (a broadcast bias)
     are passed whole."""
-    arrays = {k: a for k, a in views.items() if a is not None}
-    if batch is None:
-        batch = max((a.shape[0] for a in arrays.values() if a.ndim), default=1)
-    total = max((a.size for a in arrays.values()), default=0)
-
-    if total < _PARALLEL_MIN or parallel.WORKERS == 1:
+    arrays = [a for a in views.values() if a is not None]
+    if parallel.WORKERS == 1 or all(a.size < _PARALLEL_MIN for a in arrays):
         fn(views)  # one piece: the whole batch, no sub-views to make
         return
+    if batch is None:
+        batch = max((a.shape[0] for a in arrays if a.ndim), default=1)
 
     def part(lo, hi):
         fn({k: (a[lo:hi] if a is not None and a.ndim and a.shape[0] == batch else a) for k, a in views.items()})

@@ -104,10 +104,14 @@ def c_backward(desc, y, dy, x, dx):
     if lib is None or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x):
         return False
     size, needs_e = dx.itemsize, desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
-    e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype) if needs_e else None
-    for lo in range(0, dx.size, _BLOCK if needs_e else dx.size or 1):
-        hi = min(lo + _BLOCK, dx.size) if needs_e else dx.size
-        address = _transcendental(desc, x[lo:hi], e[:hi - lo]) if needs_e else kernels.null()
+    if not needs_e:  # one call over everything, on the views themselves
+        return lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y),
+                                                    kernels.address(dy), kernels.address(x), kernels.null(),
+                                                    kernels.address(dx), dx.size) == 0
+    e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype)
+    for lo in range(0, dx.size, _BLOCK):
+        hi = min(lo + _BLOCK, dx.size)
+        address = _transcendental(desc, x[lo:hi], e[:hi - lo])
         if lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y[lo:]),
                                                 kernels.address(dy[lo:]), kernels.address(x[lo:]), address,
                                                 kernels.address(dx[lo:]), hi - lo):
@@ -202,7 +206,6 @@ class ActivationBackward(mcdnn.McdnnOp):
         desc = a.activationDesc
 
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
-        fast = direct_kernel(desc) if direct else None
 
         def run(p):
             flat = mcdnn.flat_views([p["y"], p["dy"], p["x"], p["dx"]]) if direct else None
@@ -213,6 +216,7 @@ class ActivationBackward(mcdnn.McdnnOp):
             y, dy, x, dx = flat  # dx = result: each block straight into dx, no temporary copy
             if c_backward(desc, y, dy, x, dx):
                 return
+            fast = direct_kernel(desc)
             if fast is None:
                 for lo in range(0, dx.size, _BLOCK):
                     block = slice(lo, lo + _BLOCK)
