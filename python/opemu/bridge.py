@@ -8,7 +8,10 @@ error with its message retrievable through aclGetRecentErrMsg — never a silent
 import itertools
 import json
 import os
+import threading
 import traceback
+
+import numpy as np
 
 from opemu import bridge_mcblas, bridge_mcdnn, ops
 from opemu.core import checks, device, status
@@ -142,6 +145,18 @@ def _tensors_of(value):
     return ((None, value),)
 
 
+_threads = threading.local()
+
+
+def _summary_buffer(ffi, lib):
+    """The calling thread's buffer for opemu_tensor_summary: one per thread, as cffi lets other threads run
+    during C calls."""
+    summary = getattr(_threads, "summary", None)
+    if summary is None:
+        summary = _threads.summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)
+    return summary
+
+
 class _Phase1:
     """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan.
 
@@ -161,15 +176,19 @@ class _Phase1:
 
     def _signature(self, cargs):
         ffi, lib = self.ffi, self.lib
-        summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)  # per call: cffi lets other threads run during C calls
+        summary = _summary_buffer(ffi, lib)
         parts = [soc()]
+        null, tensor_summary, unpack = ffi.NULL, lib.opemu_tensor_summary, ffi.unpack
         for name, kind, value in zip(self.names, self.kinds, cargs):
             if kind == "value":
                 parts.append(value)
-            elif value == ffi.NULL:
+            elif value == null:
                 parts.append(None)
-            elif kind == "aclTensor":
-                parts.append(_tensor_part(ffi, lib, summary, name, value))
+            elif kind == "aclTensor":  # _tensor_part, inline: most arguments are tensors
+                n = tensor_summary(value, summary)
+                if n < 0:
+                    raise status.param_invalid("Argument %s is not a live aclTensor." % name)
+                parts.append(tuple(unpack(summary, n)))
             else:
                 parts.append(_PART_OF[kind](ffi, lib, summary, name, value))
         return tuple(parts)
@@ -228,13 +247,14 @@ class _Phase1:
             return error.code
         n_inputs, n_outputs, sources, twins = plan[3]
         executor = lib.opemu_executor_create(self.op_name, n_inputs, n_outputs)
+        setters = (lib.opemu_executor_set_input, lib.opemu_executor_set_output)
         for is_output, slot, position, k, ir_index in sources:
             if k is None:
                 pointer = cargs[position]
             else:
                 pointer = ffi.cast("aclTensorList *", cargs[position]).items[k]
                 lib.opemu_executor_set_list_item(executor, is_output, slot, ir_index, k, len(op.inputs))
-            (lib.opemu_executor_set_output if is_output else lib.opemu_executor_set_input)(executor, slot, pointer)
+            setters[is_output](executor, slot, pointer)
         for i, j in twins:
             lib.opemu_executor_set_ref(executor, i, j)
         plan_id = next(_plan_ids)
@@ -255,6 +275,9 @@ def _not_supported(lib, name, meta):
     return entry
 
 
+_NO_WORKSPACE = np.empty(0, np.uint8)  # what a kernel without workspace gets: empty, so shared by every call
+
+
 def _execute_entry(ffi, lib):
     def execute(executor, inputs, outputs, workspace):
         plan_id = executor.plan_id
@@ -263,13 +286,15 @@ def _execute_entry(ffi, lib):
             if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             views = {}
+            view_at = device.view_at
             for is_output, i, name, k, geometry in layout:
-                view = device.view_at((outputs if is_output else inputs)[i].data, geometry)
+                view = view_at((outputs if is_output else inputs)[i].data, geometry)
                 if k is None:
                     views[name] = view
                 else:
                     views.setdefault(name, [None] * len(getattr(a, name)))[k] = view
-            op.compute(a, views, device.workspace_view(workspace, executor.workspace_size))
+            size = executor.workspace_size
+            op.compute(a, views, device.workspace_view(workspace, size) if size else _NO_WORKSPACE)
             return 0
         except status.VendorError as error:
             _report(lib, error.code, str(error))

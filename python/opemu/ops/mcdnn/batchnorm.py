@@ -353,8 +353,12 @@ _BLOCK_BYTES = _block_bytes()
 
 
 def _channel_blocks(layout, ct):
+    """Blocks of k channels, at least one per worker when the tensor is worth the threads. A block's results
+    do not depend on k (its reductions run along the batch and the plane of each channel, never across
+    channels), so a small tensor walks as few blocks as fit, on the calling thread."""
     per_channel = layout.N * layout.spatial * ct.itemsize
-    k = max(1, min(-(-layout.C // parallel.WORKERS), _BLOCK_BYTES // max(per_channel, 1)))  # a block per worker at least
+    share = -(-layout.C // parallel.WORKERS) if layout.N * layout.elements >= _PARALLEL_MIN else layout.C
+    k = max(1, min(share, _BLOCK_BYTES // max(per_channel, 1)))
     return [(c, min(c + k, layout.C)) for c in range(0, layout.C, k)], k
 
 
