@@ -70,3 +70,34 @@ def test_descriptor_destroyed_after_a_call_is_refused_at_the_next(handle):
     lib().mcdnnDestroyActivationDescriptor(act)
     assert relu_backward(handle, act, desc, Y, DY, X, DX) == BAD_PARAM
     assert "activationDesc" in recent_error()
+
+
+def test_a_null_pointer_after_a_passing_call_is_still_bad_param(handle):
+    x = np.ones((1, 1, 2, 2), np.float32)
+    desc = Desc(FLOAT, x.shape)
+    act = activation(1)
+    X, Y, DY, DX = (DeviceTensor(desc, x) for _ in range(4))
+    assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    assert call("mcdnnActivationBackward", handle, act, scale(1, FLOAT), desc.handle, Y.address, desc.handle,
+                DY.address, desc.handle, X.address, None, desc.handle, DX.address) == BAD_PARAM
+    assert "beta" in recent_error()
+    assert call("mcdnnActivationBackward", handle, act, scale(1, FLOAT), desc.handle, Y.address, desc.handle,
+                None, desc.handle, X.address, scale(0, FLOAT), desc.handle, DX.address) == BAD_PARAM
+    lib().mcdnnDestroyActivationDescriptor(act)
+
+
+def test_in_place_with_other_strides_after_a_passing_call_is_still_bad_param(handle):
+    """dy == dx with different strides is BAD_PARAM though the same descriptors passed with dy != dx."""
+    dims = (1, 2, 2, 3)
+    packed, padded = Desc(FLOAT, dims), Desc(FLOAT, dims, (16, 8, 4, 1))
+    act = activation(1)
+    Y, DY = DeviceTensor(packed, np.ones(dims)), DeviceTensor(packed, np.ones(dims))
+    X, DX = DeviceTensor(padded, np.ones(dims)), DeviceTensor(padded)
+
+    def backward(dx):
+        return call("mcdnnActivationBackward", handle, act, scale(1, FLOAT), packed.handle, Y.address, packed.handle,
+                    DY.address, padded.handle, X.address, scale(0, FLOAT), padded.handle, dx)
+    assert backward(DX.address) == 0, recent_error()
+    assert backward(DY.address) == BAD_PARAM
+    assert "in place" in recent_error()
+    lib().mcdnnDestroyActivationDescriptor(act)

@@ -160,9 +160,16 @@ class ActivationForward(mcdnn.McdnnOp):
     outputs = ("y",)
 
     def check(self, a):
-        mcdnn.require(a, "activationDesc", "xDesc", "yDesc", "x", "y")
+        null = mcdnn.device.ffi.NULL
+        mcdnn.checked((self.name, a.activationDesc, a.xDesc, a.yDesc, a.x == null, a.y == null, a.alpha == null,
+                       a.beta == null, a.x == a.y), self.verdict, a)
         a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
         a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+
+    def verdict(self, a):
+        mcdnn.require(a, "activationDesc", "xDesc", "yDesc", "x", "y")
+        mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        mcdnn.scaling(a.beta, a.xDesc, "beta")
         mcdnn.same_dims(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
         mcdnn.same_type(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
         if a.x == a.y:
@@ -188,9 +195,16 @@ class ActivationBackward(mcdnn.McdnnOp):
     outputs = ("dx",)
 
     def check(self, a):
-        mcdnn.require(a, "activationDesc", "yDesc", "dyDesc", "xDesc", "dxDesc", "y", "dy", "x", "dx")
+        null = mcdnn.device.ffi.NULL
+        mcdnn.checked((self.name, a.activationDesc, a.yDesc, a.dyDesc, a.xDesc, a.dxDesc, a.y == null, a.dy == null,
+                       a.x == null, a.dx == null, a.alpha == null, a.beta == null, a.dy == a.dx), self.verdict, a)
         a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
         a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+
+    def verdict(self, a):
+        mcdnn.require(a, "activationDesc", "yDesc", "dyDesc", "xDesc", "dxDesc", "y", "dy", "x", "dx")
+        mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        mcdnn.scaling(a.beta, a.xDesc, "beta")
         if a.dy == a.dx:
             mcdnn.same_strides(mcdnn.bad_param, ("dyDesc", a.dyDesc), ("dxDesc", a.dxDesc), " and dy == dx (in place)")
         mcdnn.same_dims(mcdnn.not_supported, ("yDesc", a.yDesc), ("dyDesc", a.dyDesc), ("xDesc", a.xDesc),
