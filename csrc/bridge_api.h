@@ -135,6 +135,9 @@ void opemu_executor_discard(aclOpExecutor *executor);
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped
  * range (where hardware would fault otherwise). Returns 0 when they are, else an aclError. */
 int opemu_device_range_check(const void *address, uint64_t nbytes);
+/* How many allocations have left the table of live memory (freed, unregistered, unmapped, a device reset):
+ * while it is unchanged, every range that passed opemu_device_range_check still passes. */
+uint64_t opemu_memory_epoch(void);
 
 /* Configuration read once by the C core. */
 const char *opemu_soc_name(void);

@@ -6,7 +6,7 @@ import ctypes
 import numpy as np
 import pytest
 
-from mc import BAD_PARAM, FLOAT, Desc, DeviceTensor, Handle, call, lib, recent_error, scale
+from mc import BAD_PARAM, EXECUTION_FAILED, FLOAT, Desc, DeviceTensor, Handle, call, lib, recent_error, scale
 
 
 @pytest.fixture(scope="module")
@@ -100,4 +100,20 @@ def test_in_place_with_other_strides_after_a_passing_call_is_still_bad_param(han
     assert backward(DX.address) == 0, recent_error()
     assert backward(DY.address) == BAD_PARAM
     assert "in place" in recent_error()
+    lib().mcdnnDestroyActivationDescriptor(act)
+
+
+def test_a_buffer_freed_after_a_call_is_an_illegal_address_at_the_next(handle):
+    """Views are kept between calls only while no device memory goes away: the freed dx is refused."""
+    x = np.ones((1, 1, 2, 2), np.float32)
+    desc = Desc(FLOAT, x.shape)
+    act = activation(1)
+    X, Y, DY, DX = (DeviceTensor(desc, x) for _ in range(4))
+    assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    freed = DX.address
+    DX.free()
+    DX.address = freed
+    assert relu_backward(handle, act, desc, Y, DY, X, DX) == EXECUTION_FAILED
+    assert "illegal memory access" in recent_error()
+    DX.address = None
     lib().mcdnnDestroyActivationDescriptor(act)

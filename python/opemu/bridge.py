@@ -346,9 +346,9 @@ def _execute_entry(ffi, lib):
             if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             views = {}
-            view_at = device.view_at
+            kept, make = device.VIEWS.session(), device.Views.view
             for is_output, i, name, k, geometry in layout:
-                view = view_at((outputs if is_output else inputs)[i].data, geometry)
+                view = make(kept, (outputs if is_output else inputs)[i].data, geometry)
                 if k is None:
                     views[name] = view
                 else:

@@ -164,8 +164,9 @@ def _run(lib):
         try:
             views = dict.fromkeys(op.tensors)
             strict = lib.opemu_strict()
+            kept, make = device.VIEWS.session(), device.Views.view
             for name, pointer, geometry in layout:
-                views[name] = device.view_at(pointer, geometry)
+                views[name] = make(kept, pointer, geometry)
                 if strict:  # what the routine reads and writes, against what the app allocated
                     lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),
                                               ("%s: %s" % (op.name, name)).encode())

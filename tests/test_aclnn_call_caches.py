@@ -1,13 +1,13 @@
-"""Phase 1 reads every tensor argument in one C call (opemu_tensor_summaries); what the app sees must be as
-if each argument were judged in order: a destroyed argument is ACLNN_ERR_PARAM_INVALID naming the first
-one, a tensor or not."""
+"""What the per-call shortcuts of the aclnn bridge must not change. Phase 1 reads every tensor argument in one
+C call (opemu_tensor_summaries): a destroyed argument is still ACLNN_ERR_PARAM_INVALID naming the first one in
+argument order, a tensor or not. Phase 2 keeps its views between calls: memory freed in between still faults."""
 import ctypes
 
 import numpy as np
 
 from acl import DeviceTensor, lib, recent_error, run_two_phase
 
-INVALID = 161002
+INVALID, AICORE = 161002, 507015
 P = ctypes.c_void_p
 
 
@@ -58,3 +58,16 @@ def test_a_destroyed_scalar_before_a_destroyed_tensor_is_the_one_reported():
     assert "Argument other is not a live aclScalar" in recent_error()
     x.free()
     lib().aclrtFree(out.address)
+
+
+def test_an_output_freed_after_a_call_is_an_aicore_exception_at_the_next():
+    """Kernel views are kept between calls only while no device memory goes away."""
+    x, out = DeviceTensor(np.ones(4, np.float32)), DeviceTensor(np.zeros(4, np.float32))
+    other, _ = scalar(2.0)
+    assert run_two_phase("aclnnMuls", P(x.handle), P(other), P(out.handle)) == (0, 0, 0), recent_error()
+    lib().aclrtFree(out.address)
+    status = run_two_phase("aclnnMuls", P(x.handle), P(other), P(out.handle))
+    assert status[0] == 0 and AICORE in status[1:]
+    destroy_scalar(other)
+    x.free()
+    lib().aclDestroyTensor(out.handle)
