@@ -91,11 +91,16 @@ class EmbeddingDenseBackward(AclnnOp):
         grad, dim = v["grad"], a.grad.shape[-1]
         rows = grad.reshape(-1, dim)
         index = _as_int64(v["indices"].reshape(-1))
-        padded = index == a.padding
-        kept = np.flatnonzero(~padded) if padded.any() else None
+        low, high = int(index.min()), int(index.max())
+        kept = None
+        if low <= a.padding <= high:  # else no index is paddingIdx (the usual -1 among valid indices)
+            padded = index == a.padding
+            if padded.any():
+                kept = np.flatnonzero(~padded)
         keys = index if kept is None else index[kept]
         if keys.size:
-            low, high = int(keys.min()), int(keys.max())
+            if kept is not None:
+                low, high = int(keys.min()), int(keys.max())
             if low < 0 or high >= a.numWeights:
                 bad = int(np.flatnonzero((index != a.padding) & ((index < 0) | (index >= a.numWeights)))[0])
                 raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
@@ -162,10 +167,11 @@ def _accumulate_small(rows, keys, out, scale):
     """_accumulate's result for a few rows, without its sort and jobs: np.add.at adds rows[i] into
     total[keys[i]] in order of i, as the segments do; the sums start from -0.0, to which adding the first
     row gives that row's bits exactly (as the segments' copy of it); the scaling is the same fp32 product."""
-    total = np.full(out.shape, -0.0, np.float32)
+    total = np.empty(out.shape, np.float32)
+    total.fill(-0.0)
     np.add.at(total, keys, rows.astype(np.float32, copy=False))
     counts = np.bincount(keys, minlength=out.shape[0])
-    total[counts == 0] = 0
+    np.copyto(total, 0, where=(counts == 0)[:, None])
     if scale:
         repeated = counts > 1
         total[repeated] *= (np.float32(1) / counts[repeated].astype(np.float32))[:, None]
