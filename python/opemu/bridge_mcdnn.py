@@ -105,16 +105,16 @@ class _Entry:
             self.params.append((name, kinds[kind] if kind else None))
         self.handle_index = next(i for i, (name, kind) in enumerate(self.params) if kind and kind[1] is None)
         self.positions = {name: i for i, (name, _) in enumerate(self.params)}
+        self.names = [name for name, _ in self.params]
+        self.typed = [(i, name) + kind for i, (name, kind) in enumerate(self.params) if kind]  # handle, descriptors
 
     def _convert(self, cargs):
+        """Args by parameter name: raw values as they came, the handle and descriptors validated and converted."""
         lib, ffi = self.lib, self.ffi
         null = ffi.NULL
-        values = {}
-        for (name, kind), value in zip(self.params, cargs):
-            if kind is None:
-                values[name] = value
-                continue
-            code, convert, shared = kind
+        values = dict(zip(self.names, cargs))
+        for i, name, code, convert, shared in self.typed:
+            value = cargs[i]
             if value == null:
                 if convert is None:
                     raise mcdnn.bad_param("%s: handle is null" % self.op.name)
@@ -123,12 +123,8 @@ class _Entry:
             if not lib.opemu_handle_is(value, code):
                 raise mcdnn.bad_param("%s: %s (%s) is not a live object of its type (destroyed or never created)"
                                       % (self.op.name, name, value))
-            if convert is None:
-                values[name] = value
-            elif shared:
-                values[name] = _shared_snapshot(ffi, code, convert, name, value)
-            else:
-                values[name] = convert(name, value)
+            if convert is not None:  # the handle stays as it came
+                values[name] = _shared_snapshot(ffi, code, convert, name, value) if shared else convert(name, value)
         return Args(values)
 
     def __call__(self, *cargs):
