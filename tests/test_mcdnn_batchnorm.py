@@ -711,6 +711,22 @@ def test_backward_null_pointer_is_bad_param(bn, name):
     assert name in recent_error()
 
 
+def test_a_call_like_one_that_passed_is_checked_for_what_changed(bn):
+    """The verdict of a passing call is kept: a null pointer, a bad epsilon or another descriptor in the same
+    call is still refused, and new scaling factors are read."""
+    b = bn(FLOAT, DIMS, SPATIAL)
+    assert b.training() == 0
+    assert b.backward() == 0, recent_error()
+    dx = b.DX.read()
+    for name in ("dx", "betaParamDiff", "savedMean"):
+        assert b.backward(**{name: None}) == BAD_PARAM
+        assert name in recent_error()
+    assert b.backward(eps=-1.0) == BAD_PARAM
+    assert b.backward(dxd=Desc(FLOAT, DIMS[:3] + (DIMS[3] + 1,))) == BAD_PARAM
+    assert b.backward(alphas=(2.0, 0.0, 1.0, 0.0)) == 0, recent_error()
+    np.testing.assert_allclose(b.DX.read(), 2 * dx, rtol=1e-6)
+
+
 def test_data_type_configurations_outside_the_tables_are_not_supported(bn):
     b = bn(FLOAT, DIMS, SPATIAL)
     assert b.training(xd=Desc(INT8, DIMS), yd=Desc(INT8, DIMS)) == NOT_SUPPORTED
