@@ -319,18 +319,30 @@ def _descriptor(kind, spec, created):
     elif kind == "LRN":
         LIB.mcdnnSetLRNDescriptor.argtypes = [c_void_p, c_uint, c_double, c_double, c_double]
         LIB.mcdnnSetLRNDescriptor(handle, spec["n"] % 2 ** 32, spec["alpha"], spec["beta"], spec["k"])
+    elif kind == "Filter":
+        n = len(spec["dims"])
+        spec["set_status"] = LIB.mcdnnSetFilterNdDescriptor(handle, spec["dtype"], spec["format"], n,
+                                                            (c_int * max(n, 1))(*spec["dims"]))
+    elif kind == "Convolution":
+        n = len(spec["pad"])
+        ints = lambda values: (c_int * max(n, 1))(*(v % 2 ** 32 - (2 ** 32 if v % 2 ** 32 >= 2 ** 31 else 0)
+                                                    for v in values))  # noqa: E731
+        LIB.mcdnnSetConvolutionNdDescriptor(handle, n, ints(spec["pad"]), ints(spec["stride"]), ints(spec["dilation"]),
+                                            spec["mode"], spec["compute"])
+        LIB.mcdnnSetConvolutionGroupCount(handle, spec["groups"])
     return handle
 
 
 DESCRIPTOR_KINDS = {"mcdnnTensorDescriptor_t": "Tensor", "mcdnnActivationDescriptor_t": "Activation",
-                    "mcdnnPoolingDescriptor_t": "Pooling", "mcdnnLRNDescriptor_t": "LRN"}
+                    "mcdnnPoolingDescriptor_t": "Pooling", "mcdnnLRNDescriptor_t": "LRN",
+                    "mcdnnFilterDescriptor_t": "Filter", "mcdnnConvolutionDescriptor_t": "Convolution"}
 
 
 def _descriptor_bytes(spec):
     if spec is None or spec.get("set_status") != 0:
         return 256
     dims = spec["dims"]
-    strides = spec["strides"] if spec["strides"] is not None else _contiguous(dims)
+    strides = spec.get("strides") if spec.get("strides") is not None else _contiguous(dims)   # a filter is dense
     item = {0: 4, 1: 8, 2: 2, 9: 2}.get(spec["dtype"], 4)
     span = _span(dims, strides[:len(dims)] + [1] * (len(dims) - len(strides)), 0)
     return span * item
@@ -416,6 +428,59 @@ def run_mcdnn(case):
         memory.free()
 
 
+# ---- mcBLAS routines ----
+
+BLAS = ctypes.CDLL(str(acl.conftest.toolkit() / "lib" / "libmcblas.so"), mode=ctypes.RTLD_GLOBAL)
+BLAS_BUFFER = 4096
+SCALAR_NAMES = ("alpha", "beta", "c", "s")
+
+
+def run_mcblas(case):
+    """A routine called with a fresh handle: every integer and enum as the case gives it, scalars on the
+    host, every other pointer a device buffer of BLAS_BUFFER bytes (pointer arrays: device arrays of
+    such buffers, as cuBLAS takes them). Oracles: no internal error, no MCBLAS_STATUS_INTERNAL_ERROR."""
+    name, violations = case["routine"], []
+    memory, handle, keep = Memory("mcMalloc"), c_void_p(), []
+    try:
+        if BLAS.mcblasCreate(byref(handle)) != 0:
+            return {"status": None}, ["mcblasCreate failed: %s" % message()]
+        args, argtypes = [], []
+        for pname, ctype in TABLE[name]["params"]:
+            base = ctype.replace("const ", "").split()[0]
+            if base == "mcblasHandle_t":
+                args.append(handle), argtypes.append(c_void_p)
+            elif "[]" in ctype:
+                table = memory.device(BLAS_BUFFER, 0)
+                pointers = (c_uint64 * (BLAS_BUFFER // 8))(*[memory.device(BLAS_BUFFER, 0) or 0 for _ in range(4)])
+                LIB.mcMemcpy(table, pointers, BLAS_BUFFER, 1)
+                args.append(table), argtypes.append(c_void_p)
+            elif "*" in ctype:
+                if pname in SCALAR_NAMES or pname == "result":
+                    scalar = (c_double * 4)(1.0, 0.0, 1.0, 0.0)   # room for any type, a complex double included
+                    keep.append(scalar)
+                    args.append(ctypes.addressof(scalar))
+                else:
+                    args.append(memory.device(BLAS_BUFFER, 0))
+                argtypes.append(c_void_p)
+            elif base == "long":
+                args.append(case["ints"].get(pname, 0)), argtypes.append(ctypes.c_longlong)
+            else:  # int and the enums
+                args.append(c_int(case["ints"].get(pname, 0) % 2 ** 32).value), argtypes.append(c_int)
+        fn = getattr(BLAS, name)
+        fn.argtypes = argtypes
+        status = fn(*args)
+        internal_error(violations, name)
+        LIB.mcDeviceSynchronize()
+        internal_error(violations, name + " on the stream")
+        if status == 14:  # MCBLAS_STATUS_INTERNAL_ERROR
+            violations.append("MCBLAS_STATUS_INTERNAL_ERROR from %s: %s" % (name, message()[-300:]))
+        return {"status": status}, violations
+    finally:
+        if handle:
+            BLAS.mcblasDestroy(handle)
+        memory.free()
+
+
 def run_selftest(case):
     """The harness's own check: a case that crashes or stalls the process."""
     if case["action"] == "crash":
@@ -424,7 +489,8 @@ def run_selftest(case):
     time.sleep(3600)
 
 
-RUNNERS = {"aclnn": run_aclnn, "memory": run_memory, "mcdnn": run_mcdnn, "selftest": run_selftest}
+RUNNERS = {"aclnn": run_aclnn, "memory": run_memory, "mcdnn": run_mcdnn, "mcblas": run_mcblas,
+           "selftest": run_selftest}
 
 
 def main():

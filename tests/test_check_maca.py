@@ -16,6 +16,7 @@ EXPECTED = {
     "out-of-bounds": ("out-of-bounds", "100 bytes past the 100 requested"),
     "double-free": ("double-free", "mcFree: "),
     "routine-overrun": ("out-of-bounds", "mcdnnActivationForward: y: 256 bytes"),
+    "workspace-overrun": ("out-of-bounds", "mcdnnConvolutionForward: workSpace: "),
     "mcdnn-leak": ("leak", "1 mcdnnTensorDescriptor_t object(s) were never destroyed"),
     "mc-reset-leak": ("leak", '(64 bytes) was never freed, at the device\'s reset | call: {"function": "mcDeviceReset"'),
     "host-access": ("host-access", "the host dereferenced device memory at "),

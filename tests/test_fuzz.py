@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import opemu_only
 from opemu import ops, preflight
+from opemu.implemented import MCBLAS
 from opemu.core import dtypes
 from opemu.core.mcdnn import OPS as MCDNN_OPS
 from opemu.core.op import OPS
@@ -211,11 +212,14 @@ def memory_case(draw):
 
 
 DESCRIPTOR_BASES = ("mcdnnTensorDescriptor_t", "mcdnnActivationDescriptor_t", "mcdnnPoolingDescriptor_t",
-                    "mcdnnLRNDescriptor_t")
-# routines whose descriptors the worker can make (dropout and spatial-transformer ones it cannot)
+                    "mcdnnLRNDescriptor_t", "mcdnnFilterDescriptor_t", "mcdnnConvolutionDescriptor_t")
+# routines whose descriptors the worker can make (dropout and spatial-transformer ones it cannot); the
+# Find queries are left out: they write requestedAlgoCount results into the app's array, whose size is the
+# app's word
 ROUTINES = sorted(name for name in MCDNN_OPS if all(
     not ctype.replace("const ", "").split()[0].endswith("Descriptor_t")
-    or ctype.replace("const ", "").split()[0] in DESCRIPTOR_BASES for _, ctype in TABLE[name]["params"]))
+    or ctype.replace("const ", "").split()[0] in DESCRIPTOR_BASES for _, ctype in TABLE[name]["params"])
+    and all(pname != "perfResults" for pname, _ in TABLE[name]["params"]))
 mcdnn_dtype = st.sampled_from([0, 1, 2, 9, 3, 4, 7, 99, -1])  # FLOAT DOUBLE HALF BFLOAT16, then others
 PLANE = [2, 3, 4, 4]
 
@@ -224,7 +228,7 @@ def _seed_descriptor(routine, pname, base):
     """The valid description a routine's parameter starts from (NCHW float, per-channel statistics,
     2x2 pooling windows)."""
     if base == "mcdnnTensorDescriptor_t":
-        per_channel = any(k in pname for k in ("ScaleBias", "MeanVar", "Scale", "Bias"))
+        per_channel = any(k in pname for k in ("ScaleBias", "MeanVar", "Scale", "Bias")) or pname in ("dbDesc", "biasDesc")
         pooled = routine.startswith("mcdnnPooling") and pname[:2] in ("yD", "dy")
         return {"dims": [1, 3, 1, 1] if per_channel else [2, 3, 2, 2] if pooled else list(PLANE), "strides": None,
                 "dtype": 0}
@@ -232,6 +236,10 @@ def _seed_descriptor(routine, pname, base):
         return {"mode": 1, "nan": 0, "coef": 0.0}
     if base == "mcdnnPoolingDescriptor_t":
         return {"mode": 0, "nan": 0, "window": [2, 2, 0, 0, 2, 2]}
+    if base == "mcdnnFilterDescriptor_t":   # 3x3, 3 in and 3 out: with pad 1 it keeps the plane's dims
+        return {"dims": [3, 3, 3, 3], "dtype": 0, "format": 0}
+    if base == "mcdnnConvolutionDescriptor_t":
+        return {"pad": [1, 1], "stride": [1, 1], "dilation": [1, 1], "mode": 1, "compute": 0, "groups": 1}
     return {"n": 5, "alpha": 1e-4, "beta": 0.75, "k": 2.0}
 
 
@@ -250,6 +258,31 @@ def mutated_descriptor(draw, spec, base):
                                             max_size=len(spec["dims"])))
         else:
             spec["dtype"] = draw(mcdnn_dtype)
+        return spec
+    if base == "mcdnnFilterDescriptor_t":
+        field = draw(st.sampled_from(["dim", "dims", "dtype", "format"]))
+        if field == "dim":
+            spec["dims"][draw(st.integers(0, len(spec["dims"]) - 1))] = draw(st.sampled_from([0, 1, 2, 5, -1, 2 ** 31 - 1]))
+        elif field == "dims":
+            spec["dims"] = draw(st.lists(st.integers(1, 4), min_size=1, max_size=9))
+        elif field == "dtype":
+            spec["dtype"] = draw(mcdnn_dtype)
+        else:
+            spec["format"] = draw(st.integers(-1, 3))
+        return spec
+    if base == "mcdnnConvolutionDescriptor_t":
+        field = draw(st.sampled_from(["pad", "stride", "dilation", "mode", "compute", "groups", "rank"]))
+        if field in ("pad", "stride", "dilation"):
+            spec[field][draw(st.integers(0, len(spec[field]) - 1))] = draw(st.sampled_from([0, 1, 2, 3, -1, 2 ** 31 - 1, 2 ** 30]))
+        elif field == "mode":
+            spec["mode"] = draw(st.integers(-1, 2))
+        elif field == "compute":
+            spec["compute"] = draw(mcdnn_dtype)
+        elif field == "groups":
+            spec["groups"] = draw(st.sampled_from([0, 1, 2, 3, -1, 2 ** 31 - 1]))
+        else:
+            n = draw(st.sampled_from([1, 3]))
+            spec.update(pad=[1] * n, stride=[1] * n, dilation=[1] * n)
         return spec
     return draw(descriptor(base))
 
@@ -305,6 +338,24 @@ def mcdnn_case(draw):
     return case
 
 
+# mcBLAS routines; the host <-> device transfers are left out (their host side is the app's array, whose
+# size is the app's word; test_mcblas_helpers.py tests their size arithmetic)
+BLAS_ROUTINES = sorted(name for name in MCBLAS if not name.startswith(("mcblasSet", "mcblasGet")))
+blas_int = st.one_of(st.integers(-1, 9), st.sampled_from([16, 33, 64, 1000]), hostile)
+
+
+@st.composite
+def mcblas_case(draw):
+    """A routine with every integer, stride and enum drawn: mostly small (valid or nearly), sometimes
+    hostile; the buffers are 4 KiB each."""
+    name = draw(st.sampled_from(BLAS_ROUTINES))
+    ints = {}
+    for pname, ctype in TABLE[name]["params"]:
+        if "*" not in ctype and "Handle" not in ctype:
+            ints[pname] = draw(blas_int)
+    return {"family": "mcblas", "routine": name, "ints": ints}
+
+
 # ---- the properties ----
 
 @FUZZ
@@ -339,6 +390,12 @@ def test_runtime_size_arithmetic(worker, case):
 @FUZZ
 @given(case=mcdnn_case())
 def test_mcdnn_descriptors_and_routines(worker, case):
+    check(worker, case)
+
+
+@FUZZ
+@given(case=mcblas_case())
+def test_mcblas_routines(worker, case):
     check(worker, case)
 
 

@@ -166,6 +166,22 @@ def test_copies_to_memory_that_is_not_device_memory_are_mapping_errors():
     assert "device allocation" in recent_error()
 
 
+@pytest.mark.parametrize("name", ["mcblasSetMatrix", "mcblasGetMatrix", "mcblasSetVector", "mcblasGetVector"])
+def test_a_device_side_past_2_to_64_bytes_is_a_mapping_error(name):
+    """Found by the fuzz suite: 16 columns 2^31-1 elements of 2^31-1 bytes apart overflowed the range
+    check's 64-bit size (an internal error)."""
+    host, device = np.zeros(16, np.float32), Buffer(16, np.float32)
+    big = 2 ** 31 - 1
+    if name.endswith("Matrix"):
+        args = (1, 16, big, device.pointer, 1, host_ref(host), 1) if name.startswith("mcblasGet") else \
+            (1, 16, big, host_ref(host), 1, device.pointer, big)
+    else:
+        args = (16, big, device.pointer, big, host_ref(host), 1) if name.startswith("mcblasGet") else \
+            (16, big, host_ref(host), 1, device.pointer, big)
+    assert call(name, *args) == MAPPING_ERROR
+    assert "device allocation" in recent_error()
+
+
 def test_an_unimplemented_function_is_not_supported_with_its_name(handle):
     out = np.zeros(8, np.float32)
     assert call("mcblasSrotmg", handle, host_ref(out), host_ref(out), host_ref(out), host_ref(out),

@@ -273,3 +273,32 @@ def result_arg_of(dtype, value, mode, keep):
     buffer = Buffer(1, dtype, values=[value])
     keep.append(buffer)
     return buffer.pointer, lambda: buffer.read()[0]
+
+
+N_HUGE = 2 ** 31 - 1
+
+
+def test_zero_increments_are_one_lane_of_axpy_copy_swap_and_rot(handle):
+    """With incx = incy = 0 all n lanes read the same two elements and write the same one, each from
+    the values before the call: the result of one lane, however large n is (found by the fuzz suite:
+    n = 2^31 - 1 took minutes)."""
+    keep = []
+    x, y = Buffer(1, TYPES["S"], values=[2.0]), Buffer(1, TYPES["S"], values=[10.0])
+    assert call("mcblasSaxpy", handle.handle, N_HUGE, scalar_arg(0.5, "S", HOST, keep), x.pointer, 0, y.pointer,
+                0) == SUCCESS
+    assert y.read()[0] == 11.0
+    assert call("mcblasSswap", handle.handle, N_HUGE, x.pointer, 0, y.pointer, 0) == SUCCESS
+    assert (x.read()[0], y.read()[0]) == (11.0, 2.0)
+    assert call("mcblasSrot", handle.handle, N_HUGE, x.pointer, 0, y.pointer, 0, scalar_arg(0.0, "S", HOST, keep),
+                scalar_arg(1.0, "S", HOST, keep)) == SUCCESS
+    assert (x.read()[0], y.read()[0]) == (2.0, -11.0)
+    assert call("mcblasScopy", handle.handle, N_HUGE, x.pointer, 0, y.pointer, 0) == SUCCESS
+    assert y.read()[0] == 2.0
+
+
+def test_zero_increments_dot_is_n_equal_terms_rounded_once(handle):
+    keep = []
+    x, y = Buffer(1, TYPES["S"], values=[1.5]), Buffer(1, TYPES["S"], values=[0.1])
+    result, value = result_arg("S", HOST, keep)
+    assert call("mcblasSdot", handle.handle, N_HUGE, x.pointer, 0, y.pointer, 0, result) == SUCCESS
+    assert value() == np.float32(float(np.float32(1.5) * np.float32(0.1)) * N_HUGE)

@@ -85,6 +85,31 @@ def test_trmv_and_trsv_are_inverse(handle, letter, uplo, trans, diag):
     close(read_vector(dx, n, inc), x, letter, scale=4)
 
 
+@pytest.mark.parametrize("uplo", [LOWER, UPPER])
+@pytest.mark.parametrize("trans", [OP_N, OP_T, OP_C])
+def test_trsv_of_a_singular_triangle_divides_by_zero(handle, uplo, trans):
+    """cuBLAS does not test for singularity: a zero on the diagonal gives inf and NaN, not an error
+    (found by the fuzz suite: it was an internal error)."""
+    n = 4
+    a = np.tril(np.arange(1.0, 17.0).reshape(n, n)) + 0j
+    a = a if uplo == LOWER else a.T
+    a[2, 2] = 0
+    x = np.array([1.0, 2.0, 3.0, 4.0]) + 0.5j
+    da, dx = matrix(a, TYPES["C"]), vector(x, TYPES["C"])
+    assert call("mcblasCtrsv", handle, uplo, trans, NON_UNIT, n, da.pointer, n, dx.pointer, 1) == SUCCESS, \
+        recent_error()
+    t = op(triangle(a, uplo, NON_UNIT), trans)
+    expected = x.copy()
+    rows = range(n) if (uplo == LOWER) == (trans == OP_N) else range(n - 1, -1, -1)
+    with np.errstate(all="ignore"):
+        for i in rows:   # substitution in float64 / complex128
+            others = [j for j in range(n) if j != i and t[i, j] != 0]
+            expected[i] = (x[i] - sum(t[i, j] * expected[j] for j in others)) / t[i, i]
+    got = read_vector(dx, n, 1)
+    assert np.array_equal(np.isfinite(got), np.isfinite(expected))
+    close(got[np.isfinite(expected)], expected[np.isfinite(expected)], "C")
+
+
 @pytest.mark.parametrize("case,args", [
     ("bad trans", dict(trans=5)), ("negative m", dict(m=-1)), ("negative n", dict(n=-2)),
     ("lda below m", dict(lda=2)), ("incx zero", dict(incx=0)), ("incy zero", dict(incy=0))])

@@ -340,6 +340,29 @@ def test_bias_activation_forward(handle):
     lib().mcdnnDestroyActivationDescriptor(act)
 
 
+@pytest.mark.parametrize("odd_one", ["z", "bias"])
+@pytest.mark.parametrize("code", [DOUBLE, 7], ids=["double", "int8x32"])
+def test_bias_activation_z_and_bias_of_another_type_are_not_supported(handle, odd_one, code):
+    """cuDNN's configurations give z and bias y's type; found by the fuzz suite: a type with no element
+    size (INT8x32) was an internal error."""
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
+    z_desc = Desc(code, y_desc.dims) if odd_one == "z" else y_desc
+    b_desc = Desc(code if odd_one == "bias" else FLOAT, (1, 6, 1, 1))
+    act = c_void_p()
+    assert lib().mcdnnCreateActivationDescriptor(ctypes.byref(act)) == 0
+    lib().mcdnnSetActivationDescriptor.argtypes = [c_void_p, c_int, c_int, ctypes.c_double]
+    assert lib().mcdnnSetActivationDescriptor(act, 1, 0, 0.0) == 0
+    xd, wd, zd, bd, yd = (DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc), DeviceTensor(y_desc),
+                          DeviceTensor(y_desc))
+    rc = lib().mcdnnConvolutionBiasActivationForward(
+        handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address, conv.handle, FWD_IMPLICIT, None,
+        ctypes.c_size_t(0), scale(0.5, FLOAT), z_desc.handle, zd.address, b_desc.handle, bd.address, act,
+        y_desc.handle, yd.address)
+    lib().mcdnnDestroyActivationDescriptor(act)
+    assert rc == NOT_SUPPORTED, recent_error()
+    assert "%sDesc" % odd_one in recent_error()
+
+
 def test_im2col_rows_are_window_offsets(handle):
     x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
     xd = DeviceTensor(x_desc, x)

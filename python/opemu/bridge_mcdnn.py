@@ -139,6 +139,9 @@ class _Entry:
             for name, desc_name in self.tensor_pairs:
                 pointer, desc = values[name], values[desc_name]
                 if desc is not None and pointer != null:
+                    if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
+                        raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
+                                              % (desc_name, mcdnn.type_name(desc.dtype_code)))
                     layout.append((name, pointer, desc.geometry()))
         except VendorError as error:
             _report(lib, error.code, "%s: %s" % (op.name, error))
@@ -162,10 +165,10 @@ def _run(lib):
             strict = lib.opemu_strict()
             kept, make = device.VIEWS.session(), device.Views.view
             for name, pointer, geometry in layout:
-                views[name] = make(kept, pointer, geometry)
-                if strict:  # what the routine reads and writes, against what the app allocated
+                if strict:  # what the routine reads and writes, against what the app allocated, before it faults
                     lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),
                                               ("%s: %s" % (op.name, name)).encode())
+                views[name] = make(kept, pointer, geometry)
             op.compute(a, views)
             return 0
         except device.DeviceFault as fault:

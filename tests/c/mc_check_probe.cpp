@@ -33,8 +33,44 @@ static int relu(size_t y_bytes)  // y described as 64 floats; the app allocated 
     return rc;
 }
 
+static int convolution(size_t workspace_bytes)  // 8x8 image, 3x3 filter, explicit GEMM: its workspace
+{
+    mcdnnHandle_t h;
+    mcdnnTensorDescriptor_t d;
+    mcdnnFilterDescriptor_t f;
+    mcdnnConvolutionDescriptor_t c;
+    float x_host[64] = {0}, w_host[9] = {0}, alpha = 1, beta = 0;
+    void *x, *w, *y, *ws;
+    size_t need = 0;
+    mcdnnCreate(&h);
+    mcdnnCreateTensorDescriptor(&d);
+    mcdnnSetTensor4dDescriptor(d, MCDNN_TENSOR_NCHW, MCDNN_DATA_FLOAT, 1, 1, 8, 8);
+    mcdnnCreateFilterDescriptor(&f);
+    mcdnnSetFilter4dDescriptor(f, MCDNN_DATA_FLOAT, MCDNN_TENSOR_NCHW, 1, 1, 3, 3);
+    mcdnnCreateConvolutionDescriptor(&c);
+    mcdnnSetConvolution2dDescriptor(c, 1, 1, 1, 1, 1, 1, MCDNN_CROSS_CORRELATION, MCDNN_DATA_FLOAT);
+    mcdnnGetConvolutionForwardWorkspaceSize(h, d, f, c, d, MCDNN_CONVOLUTION_FWD_ALGO_GEMM, &need);
+    mcMalloc(&x, sizeof x_host);
+    mcMalloc(&w, sizeof w_host);
+    mcMalloc(&y, sizeof x_host);
+    mcMalloc(&ws, workspace_bytes ? workspace_bytes : need);
+    mcMemcpy(x, x_host, sizeof x_host, mcMemcpyHostToDevice);
+    mcMemcpy(w, w_host, sizeof w_host, mcMemcpyHostToDevice);
+    int rc = mcdnnConvolutionForward(h, &alpha, d, x, f, w, c, MCDNN_CONVOLUTION_FWD_ALGO_GEMM, ws, need, &beta, d, y);
+    mcDeviceSynchronize();
+    mcFree(x);
+    mcFree(w);
+    mcFree(y);
+    mcFree(ws);
+    mcdnnDestroyConvolutionDescriptor(c);
+    mcdnnDestroyFilterDescriptor(f);
+    mcdnnDestroyTensorDescriptor(d);
+    mcdnnDestroy(h);
+    return rc;
+}
+
 static std::map<std::string, std::function<int()>> cases = {
-    {"clean", [] { return relu(256); }},
+    {"clean", [] { return relu(256) | convolution(0); }},
     {"uninitialized-read", [] {
          void *d;
          char host[64];
@@ -57,6 +93,7 @@ static std::map<std::string, std::function<int()>> cases = {
          return 0;
      }},
     {"routine-overrun", [] { return relu(200); }},  // 256 bytes written, 200 requested
+    {"workspace-overrun", [] { return convolution(64); }},  // the size passed is the one queried
     {"mcdnn-leak", [] {
          mcdnnHandle_t h;
          mcdnnTensorDescriptor_t d;

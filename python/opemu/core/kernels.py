@@ -52,6 +52,11 @@ def address(array):
     return device.ffi.from_buffer(array)
 
 
+def int64_pointer(array):
+    """An int64_t * to a contiguous int64 array (a kernel's table of offsets)."""
+    return device.ffi.cast("int64_t *", device.ffi.from_buffer(array))
+
+
 def strided_address(array):
     """A pointer to the first element of any array (the kernel walks its strides); a contiguous one's
     through ffi.from_buffer, which costs a fifth of array.ctypes.data."""

@@ -15,7 +15,7 @@ MAPPING_ERROR = STATUS["MCBLAS_STATUS_MAPPING_ERROR"]
 def _device_side(described, name):
     pointer, geometry = described
     span = geometry[4]
-    if span and device.lib.opemu_device_range_check(pointer, span) != 0:
+    if span >= 1 << 63 or span and device.lib.opemu_device_range_check(pointer, span) != 0:   # no allocation is that long
         raise VendorError(MAPPING_ERROR, "%s [%s, +%d bytes) is not inside one device allocation"
                           % (name, pointer, span))
 

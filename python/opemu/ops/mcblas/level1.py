@@ -76,11 +76,19 @@ def ex_kinds(c, data, other=None, scalar=None, result=None, execution=None, real
 
 # ---- the routines ----
 
+def _lanes(c):
+    """The elements an elementwise routine of x and y computes. With both increments 0 its n lanes read
+    the same two elements and write the same result over them (every lane from the values before the
+    call, as the NumPy expression over all n would), so one lane is all of it: no 2^31-element
+    temporaries for a count the memory does not bound."""
+    return 1 if c.incx == 0 and c.incy == 0 else c.n
+
+
 def axpy(k, c):
     alpha = Scalar(c, "alpha", c.alpha, k.scalar)
     if c.n <= 0:
         return None
-    x, y = vector(c.x, c.n, c.incx, k.data), vector(c.y, c.n, c.incy, k.data)
+    x, y = vector(c.x, _lanes(c), c.incx, k.data), vector(c.y, _lanes(c), c.incy, k.data)
 
     def run():
         yv = view(y, "rw")
@@ -103,14 +111,14 @@ def scal(k, c):
 def copy(k, c):
     if c.n <= 0:
         return None
-    x, y = vector(c.x, c.n, c.incx, k.data), vector(c.y, c.n, c.incy, k.data)
+    x, y = vector(c.x, _lanes(c), c.incx, k.data), vector(c.y, _lanes(c), c.incy, k.data)
     return lambda: np.copyto(view(y, "w"), view(x))
 
 
 def swap(k, c):
     if c.n <= 0:
         return None
-    x, y = vector(c.x, c.n, c.incx, k.data), vector(c.y, c.n, c.incy, k.data)
+    x, y = vector(c.x, _lanes(c), c.incx, k.data), vector(c.y, _lanes(c), c.incy, k.data)
 
     def run():
         xv, yv = view(x, "rw"), view(y, "rw")
@@ -124,11 +132,14 @@ def dot(k, c, conjugate=False):
     result = Result(c, "result", c.result, k.result)
     if c.n <= 0:
         return lambda: result.store(0)
-    x, y = vector(c.x, c.n, c.incx, k.data), vector(c.y, c.n, c.incy, k.data)
+    x, y = vector(c.x, _lanes(c), c.incx, k.data), vector(c.y, _lanes(c), c.incy, k.data)
+    copies = c.n if _lanes(c) == 1 else 1   # n equal terms: their exact sum, rounded once
 
     def run():
         xv, yv = k.widen(view(x)), k.widen(view(y))
-        result.store(np.vdot(xv, yv) if conjugate else np.dot(xv, yv))
+        total = np.vdot(xv, yv) if conjugate else np.dot(xv, yv)
+        result.store(total if copies == 1 else total.astype(np.complex128 if total.dtype.kind == "c" else np.float64)
+                     * copies)
     return run
 
 
@@ -178,7 +189,7 @@ def rot(k, c, sine):
     sin = Scalar(c, "s", c.s, sine)
     if c.n <= 0:
         return None
-    x, y = vector(c.x, c.n, c.incx, k.data), vector(c.y, c.n, c.incy, k.data)
+    x, y = vector(c.x, _lanes(c), c.incx, k.data), vector(c.y, _lanes(c), c.incy, k.data)
 
     def run():
         xv, yv = view(x, "rw"), view(y, "rw")

@@ -2,7 +2,7 @@
 cuBLAS's order: enums, sizes >= 0, the leading dimension, then increments (level 2 rejects 0)."""
 import numpy as np
 
-from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, UNIT, Scalar, batch_of, blend, blended,
+from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, T, TRANSPOSES, TYPES, UNIT, Scalar, batch_of, blend, blended,
                                leading, matrix, nonnegative, nonzero_increment, one_of, op, pointer_arrays, vector,
                                view)
 from opemu.ops.mcblas import family, letters
@@ -191,8 +191,25 @@ def triangular(kind, c):
 
 
 def solve(a, b, uplo, trans, diag):
-    """op(T)^-1 b for the triangle T stored in a (b a vector or a matrix of columns)."""
+    """op(T)^-1 b for the triangle T stored in a (b a vector or a matrix of columns). cuBLAS does not test
+    for singularity: a zero on the diagonal divides by zero (inf, NaN), which LAPACK's solver refuses, so
+    that case is plain substitution."""
     import scipy.linalg   # on first use: importing it costs a process's first call ~170 ms
+    t = triangle(a, uplo, diag)
     with np.errstate(all="ignore"):
-        return scipy.linalg.solve_triangular(triangle(a, uplo, diag), b, trans=trans,  # N/T/C = 0/1/2 in both
-                                             lower=uplo == LOWER, check_finite=False)
+        try:
+            return scipy.linalg.solve_triangular(t, b, trans=trans,  # N/T/C = 0/1/2 in both
+                                                 lower=uplo == LOWER, check_finite=False)
+        except np.linalg.LinAlgError:
+            op = t if trans == N else t.T if trans == T else t.T.conj()
+            return _substitute(op, b, lower=(uplo == LOWER) == (trans == N))
+
+
+def _substitute(t, b, lower):
+    """x with t x = b for a lower or upper triangular t, row after row."""
+    x = np.array(b, dtype=np.result_type(t, b))
+    rows = range(len(t)) if lower else range(len(t) - 1, -1, -1)
+    for i in rows:
+        done = slice(0, i) if lower else slice(i + 1, len(t))
+        x[i] = (x[i] - t[i, done] @ x[done]) / t[i, i]
+    return x

@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from opemu.core import parallel
+from opemu.core import kernels, parallel
 
 
 class Geometry:
@@ -66,6 +66,9 @@ class Geometry:
                               for pos in itertools.product(*(range(r) for r in self.window[:-1]))]
         self.outer_reach = max(self.outer_offsets)
         self.reach = self.outer_reach + (self.taps - 1) * self.tap_step
+        # one channel per group: sums of taps in C, not thousands of one-row GEMMs (no shifted copies)
+        self.depthwise = self.grid and groups > 1 and self.cg == 1 and self.kg == 1
+        self.shifts = 1 if self.depthwise else self.taps
 
     def cols_elements(self):
         return self.c * self.rs * self.l
@@ -121,13 +124,13 @@ class GridScratch:
 
     @staticmethod
     def images(g, ct):
-        per_image = max(g.c, g.k) * g.taps * g.plane * ct.itemsize
+        per_image = max(g.c, g.k) * g.shifts * g.plane * ct.itemsize
         return max(1, min(g.n, CHUNK_BYTES // max(per_image, 1)))
 
     @staticmethod
     def shapes(g, nb):
         rows, m = max(g.c, g.k), nb * g.plane
-        return [(rows, g.taps, m + g.reach), (rows, m), (rows, m)]
+        return [(rows, g.shifts, m + g.reach), (rows, m), (rows, m)]
 
     def operand(self, reverse):
         """(rows, M + reach): the shift of step 0, which holds the operand on the grid."""
@@ -290,6 +293,10 @@ def _sum_over_q(matrices, shifted, g, scratch, rows, m, start):
 def _grid_forward(images, w, g, scratch):
     nb, m = images.shape[0], images.shape[0] * g.plane
     _place(images, _on_grid(scratch.operand(reverse=False), g, nb, g.c, 0, _interior(g)))
+    if g.depthwise:
+        out = scratch.out[:g.k, :m]
+        depthwise_taps(w.reshape(g.k, g.rs), scratch.operand(reverse=False), _tap_offsets(g, reverse=False), out)
+        return _on_grid(out, g, nb, g.k, 0, _outputs(g))
     shifted = _shifts(g, scratch, g.c, m, reverse=False)
     taps = [_taps(w, g, q) for q in range(len(g.outer_offsets))]
     out = _sum_over_q(taps, shifted, g, scratch, g.k, m, lambda q: g.outer_offsets[q])
@@ -299,6 +306,10 @@ def _grid_forward(images, w, g, scratch):
 def _grid_backward_data(dy, w, g, scratch):
     nb, m = dy.shape[0], dy.shape[0] * g.plane
     _place(dy, _on_grid(scratch.operand(reverse=True), g, nb, g.k, g.reach, _outputs(g)))
+    if g.depthwise:
+        dx = scratch.out[:g.c, :m]
+        depthwise_taps(w.reshape(g.c, g.rs), scratch.operand(reverse=True), _tap_offsets(g, reverse=True), dx)
+        return _on_grid(dx, g, nb, g.c, 0, _interior(g))
     shifted = _shifts(g, scratch, g.k, m, reverse=True)
     taps = [_transposed_taps(w, g, q) for q in range(len(g.outer_offsets))]
     dx = _sum_over_q(taps, shifted, g, scratch, g.c, m, lambda q: g.outer_reach - g.outer_offsets[q])
@@ -308,15 +319,87 @@ def _grid_backward_data(dy, w, g, scratch):
 def _grid_backward_filter(images, dy, g, scratch, acc):
     nb, m = images.shape[0], images.shape[0] * g.plane
     _place(images, _on_grid(scratch.operand(reverse=False), g, nb, g.c, 0, _interior(g)))
-    shifted = _shifts(g, scratch, g.c, m, reverse=False)
     dy_grid = scratch.out[:g.k, :m]
     _place(dy, _on_grid(dy_grid, g, nb, g.k, 0, _outputs(g)))
+    if g.depthwise:
+        with np.errstate(invalid="ignore"):
+            step = depthwise_filter(dy_grid, scratch.operand(reverse=False), _tap_offsets(g, reverse=False))
+        acc += step.reshape(acc.shape)
+        return
+    shifted = _shifts(g, scratch, g.c, m, reverse=False)
     dy_grid = dy_grid.reshape(g.groups, g.kg, m)
     per_q = acc.reshape(g.groups, g.kg, g.cg, len(g.outer_offsets), g.taps)
     for q, at in enumerate(g.outer_offsets):
         with np.errstate(invalid="ignore"):   # 0 * inf in a gap: the caller takes columns then
             step = np.matmul(dy_grid, shifted[:, :, at:at + m].transpose(0, 2, 1))
         per_q[:, :, :, q] += step.reshape(g.groups, g.kg, g.cg, g.taps)
+
+
+# ---- depthwise on the grid: the C kernels and their references ----
+
+LANES = 16   # the filter gradient's partial sums (csrc/kernels/depthwise.c)
+
+
+def _tap_offsets(g, reverse):
+    """Each window element's offset into the operand's rows, in window order: forward reads j + offset,
+    the backward data j + reach - offset (dy sits `reach` into its row)."""
+    offsets = [outer + s * g.tap_step for outer in g.outer_offsets for s in range(g.taps)]
+    return np.array([g.reach - o for o in offsets] if reverse else offsets, np.int64)
+
+
+def _rows_apart(fn, rows, work):
+    """fn(lo, hi) over row ranges on the pool's threads (the kernels release the GIL)."""
+    parallel.split(rows, fn, worth=work >= PARALLEL_MIN)
+
+
+def depthwise_taps(w, operand, offsets, out):
+    """out (rows, m) = +0 + Σ_t w[:, t] * operand[:, offsets[t]:][:, :m], one product and one sum per tap
+    in t order."""
+    rows, m = out.shape
+    lib = kernels.lib()
+    if lib is not None and w.dtype in (np.float32, np.float64):
+        offs = kernels.int64_pointer(offsets)
+        item = out.itemsize
+
+        def run(lo, hi):
+            lib.opemu_kernel_depthwise_taps(item, hi - lo, len(offsets), offs, kernels.address(w[lo:hi]),
+                                            kernels.strided_address(operand[lo:hi]), operand.strides[0] // item,
+                                            kernels.strided_address(out[lo:hi]), out.strides[0] // item, m)
+        _rows_apart(run, rows, rows * m * len(offsets))
+        return
+    out[...] = 0
+    product = np.empty_like(out)
+    with np.errstate(all="ignore"):   # inf and NaN go through as on the device
+        for t, offset in enumerate(offsets):
+            np.multiply(w[:, t:t + 1], operand[:, offset:offset + m], out=product)
+            np.add(out, product, out=out)
+
+
+def depthwise_filter(dy, operand, offsets):
+    """(rows, taps): Σ_j dy[:, j] * operand[:, j + offsets[t]] summed in LANES lanes (lane j mod LANES,
+    the last block padded with +0), then across the lanes in order."""
+    rows, m = dy.shape
+    dw = np.empty((rows, len(offsets)), dy.dtype)
+    lib = kernels.lib()
+    if lib is not None and dy.dtype in (np.float32, np.float64):
+        offs = kernels.int64_pointer(offsets)
+        item = dy.itemsize
+
+        def run(lo, hi):
+            lib.opemu_kernel_depthwise_filter(item, hi - lo, len(offsets), offs, kernels.strided_address(dy[lo:hi]),
+                                              dy.strides[0] // item, kernels.strided_address(operand[lo:hi]),
+                                              operand.strides[0] // item, kernels.address(dw[lo:hi]), m)
+        _rows_apart(run, rows, rows * m * len(offsets))
+        return dw
+    products = np.zeros((rows, -(-m // LANES) * LANES), dy.dtype)
+    for t, offset in enumerate(offsets):   # the caller judges inf and NaN (0 * inf in the grid's gaps)
+        np.multiply(dy, operand[:, offset:offset + m], out=products[:, :m])
+        lanes = np.add.reduce(products.reshape(rows, -1, LANES), axis=1)   # down the blocks, block by block
+        total = np.zeros(rows, dy.dtype)
+        for k in range(LANES):
+            total = total + lanes[:, k]
+        dw[:, t] = total
+    return dw
 
 
 # ---- the three directions; the scratch names the layout ----

@@ -202,7 +202,7 @@ BACKWARD_FILTER_DIRECTION = Direction(
 class ConvolutionForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionForward"
     tensors = {"x": "xDesc", "w": "wDesc", "y": "yDesc", "workSpace": "workspace_bytes"}
-    outputs = ("y",)
+    outputs = ("y", "workSpace")   # the workspace is scratch: written before it is read
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "yDesc", "x", "w", "y")
@@ -221,7 +221,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBiasActivationForward"
     tensors = {"x": "xDesc", "w": "wDesc", "z": "zDesc", "bias": "biasDesc", "y": "yDesc",
                "workSpace": "workspace_bytes"}
-    outputs = ("y",)
+    outputs = ("y", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "zDesc", "biasDesc", "activationDesc", "yDesc", "x", "w", "z",
@@ -229,6 +229,8 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
         a.alpha1_value, a.alpha2_value = _scaling(a, ("alpha1", "alpha2"), a.xDesc)
         a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc)
         mcdnn.same_dims(mcdnn.bad_param, ("yDesc", a.yDesc), ("zDesc", a.zDesc))
+        # cuDNN's configurations for floating data: z and bias of y's type
+        mcdnn.same_type(mcdnn.not_supported, ("yDesc", a.yDesc), ("zDesc", a.zDesc), ("biasDesc", a.biasDesc))
         bias_shape = (1, a.wDesc.shape[0]) + (1,) * (a.xDesc.ndim - 2)
         if a.biasDesc.shape != bias_shape:
             raise mcdnn.bad_param("biasDesc has dims %s, expected %s" % (list(a.biasDesc.shape), list(bias_shape)))
@@ -260,7 +262,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
 class ConvolutionBackwardData(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBackwardData"
     tensors = {"w": "wDesc", "dy": "dyDesc", "dx": "dxDesc", "workSpace": "workspace_bytes"}
-    outputs = ("dx",)
+    outputs = ("dx", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "wDesc", "dyDesc", "convDesc", "dxDesc", "w", "dy", "dx")
@@ -276,7 +278,7 @@ class ConvolutionBackwardData(mcdnn.McdnnOp):
 class ConvolutionBackwardFilter(mcdnn.McdnnOp):
     name = "mcdnnConvolutionBackwardFilter"
     tensors = {"x": "xDesc", "dy": "dyDesc", "dw": "dwDesc", "workSpace": "workspace_bytes"}
-    outputs = ("dw",)
+    outputs = ("dw", "workSpace")
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "dyDesc", "convDesc", "dwDesc", "x", "dy", "dw")

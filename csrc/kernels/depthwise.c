@@ -1,0 +1,84 @@
+/* Depthwise convolutions on the padded grid (python/opemu/ops/mcdnn/conv_kernel.py, the depthwise
+ * functions): one channel per row, so each output is a short sum of taps, which BLAS would run as
+ * thousands of 1-row GEMMs.
+ *
+ * taps:   out[r][j] = +0 + w[r][0]*in[r][j + offsets[0]] + w[r][1]*in[r][j + offsets[1]] + …, left to
+ *         right, each product rounded, then each sum (the reference's multiply and add passes).
+ * filter: dw[r][t] = the products dy[r][j] * in[r][j + offsets[t]] over j < m summed in 16 lanes
+ *         (lane j mod 16, each from +0 in j order, the last block padded with +0 products), then the
+ *         lanes from +0 in lane order: the reference sums a (m/16, 16) matrix down its rows. */
+#include "kernels.h"
+
+#define LANES 16
+
+#define DEFINE_DEPTHWISE(T, SUFFIX)                                                                       \
+    static void taps_##SUFFIX(int64_t rows, int64_t taps, const int64_t *offsets, const T *w, const T *in, \
+                              int64_t in_row, T *out, int64_t out_row, int64_t m)                          \
+    {                                                                                                     \
+        for (int64_t r = 0; r < rows; r++) {                                                              \
+            const T *wr = w + r * taps, *ir = in + r * in_row;                                            \
+            T *o = out + r * out_row;                                                                     \
+            for (int64_t j = 0; j < m; j++)                                                               \
+                o[j] = (T)0;                                                                              \
+            for (int64_t t = 0; t < taps; t++) {                                                          \
+                const T wt = wr[t], *src = ir + offsets[t];                                               \
+                for (int64_t j = 0; j < m; j++) {                                                         \
+                    T p = wt * src[j];                                                                    \
+                    o[j] = o[j] + p;                                                                      \
+                }                                                                                         \
+            }                                                                                             \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void filter_##SUFFIX(int64_t rows, int64_t taps, const int64_t *offsets, const T *dy,          \
+                                int64_t dy_row, const T *in, int64_t in_row, T *dw, int64_t m)            \
+    {                                                                                                     \
+        for (int64_t r = 0; r < rows; r++)                                                                \
+            for (int64_t t = 0; t < taps; t++) {                                                          \
+                const T *g = dy + r * dy_row, *x = in + r * in_row + offsets[t];                          \
+                T lane[LANES];                                                                            \
+                for (int k = 0; k < LANES; k++)                                                           \
+                    lane[k] = (T)0;                                                                       \
+                int64_t whole = m / LANES * LANES;                                                        \
+                for (int64_t j = 0; j < whole; j += LANES)                                                \
+                    for (int k = 0; k < LANES; k++) {                                                     \
+                        T p = g[j + k] * x[j + k];                                                        \
+                        lane[k] = lane[k] + p;                                                            \
+                    }                                                                                     \
+                if (whole < m)                                                                            \
+                    for (int k = 0; k < LANES; k++) {                                                     \
+                        T p = whole + k < m ? g[whole + k] * x[whole + k] : (T)0;                         \
+                        lane[k] = lane[k] + p;                                                            \
+                    }                                                                                     \
+                T total = (T)0;                                                                           \
+                for (int k = 0; k < LANES; k++)                                                           \
+                    total = total + lane[k];                                                              \
+                dw[r * taps + t] = total;                                                                 \
+            }                                                                                             \
+    }
+
+DEFINE_DEPTHWISE(float, f32)
+DEFINE_DEPTHWISE(double, f64)
+
+int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *w,
+                                const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m)
+{
+    if (size == 4)
+        taps_f32(rows, taps, offsets, (const float *)w, (const float *)in, in_row, (float *)out, out_row, m);
+    else if (size == 8)
+        taps_f64(rows, taps, offsets, (const double *)w, (const double *)in, in_row, (double *)out, out_row, m);
+    else
+        return -1;
+    return 0;
+}
+
+int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *dy,
+                                  int64_t dy_row, const void *in, int64_t in_row, void *dw, int64_t m)
+{
+    if (size == 4)
+        filter_f32(rows, taps, offsets, (const float *)dy, dy_row, (const float *)in, in_row, (float *)dw, m);
+    else if (size == 8)
+        filter_f64(rows, taps, offsets, (const double *)dy, dy_row, (const double *)in, in_row, (double *)dw, m);
+    else
+        return -1;
+    return 0;
+}
