@@ -61,23 +61,25 @@ def test_tensor_descriptor_set_again_is_read_at_the_next_call(handle):
     lib().mcdnnDestroyActivationDescriptor(act)
 
 
-def test_descriptor_destroyed_after_a_call_is_refused_at_the_next(handle):
-    x = np.ones((1, 1, 1, 4), np.float32)
+def after_a_passing_call(handle):
+    """A RELU backward on ones that passed: (activation descriptor, tensor descriptor, X, Y, DY, DX)."""
+    x = np.ones((1, 1, 2, 2), np.float32)
     desc = Desc(FLOAT, x.shape)
     act = activation(1)
     X, Y, DY, DX = (DeviceTensor(desc, x) for _ in range(4))
     assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    return act, desc, X, Y, DY, DX
+
+
+def test_descriptor_destroyed_after_a_call_is_refused_at_the_next(handle):
+    act, desc, X, Y, DY, DX = after_a_passing_call(handle)
     lib().mcdnnDestroyActivationDescriptor(act)
     assert relu_backward(handle, act, desc, Y, DY, X, DX) == BAD_PARAM
     assert "activationDesc" in recent_error()
 
 
 def test_a_null_pointer_after_a_passing_call_is_still_bad_param(handle):
-    x = np.ones((1, 1, 2, 2), np.float32)
-    desc = Desc(FLOAT, x.shape)
-    act = activation(1)
-    X, Y, DY, DX = (DeviceTensor(desc, x) for _ in range(4))
-    assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    act, desc, X, Y, DY, DX = after_a_passing_call(handle)
     assert call("mcdnnActivationBackward", handle, act, scale(1, FLOAT), desc.handle, Y.address, desc.handle,
                 DY.address, desc.handle, X.address, None, desc.handle, DX.address) == BAD_PARAM
     assert "beta" in recent_error()
@@ -105,11 +107,7 @@ def test_in_place_with_other_strides_after_a_passing_call_is_still_bad_param(han
 
 def test_a_buffer_freed_after_a_call_is_an_illegal_address_at_the_next(handle):
     """Views are kept between calls only while no device memory goes away: the freed dx is refused."""
-    x = np.ones((1, 1, 2, 2), np.float32)
-    desc = Desc(FLOAT, x.shape)
-    act = activation(1)
-    X, Y, DY, DX = (DeviceTensor(desc, x) for _ in range(4))
-    assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    act, desc, X, Y, DY, DX = after_a_passing_call(handle)
     freed = DX.address
     DX.free()
     DX.address = freed
