@@ -631,16 +631,11 @@ class Normalization(mcdnn.McdnnOp):
         """The stage's checks, once per verdict key: a call like one that passed gets that call's derived
         attributes (the `_` ones: layout, compute type, workspace and reserve descriptors) and reads only its
         scaling factors."""
-        key = _verdict_key(self, a)
-        derived = _VERDICTS.get(key)
-        if derived is not None:
-            a.__dict__.update(derived)
-            read_scalars(self, a)
-            return
+        mcdnn.checked(_verdict_key(self, a), self.stage_check, a)
+        read_scalars(self, a)
+
+    def stage_check(self, a):
         {"inference": check_inference, "training": check_training, "backward": check_backward}[self.stage](self, a)
-        if len(_VERDICTS) >= _VERDICTS_LIMIT:
-            _VERDICTS.clear()
-        _VERDICTS[key] = {k: v for k, v in a.__dict__.items() if k.startswith("_")}
 
     def compute(self, a, v):
         {"inference": inference_compute, "training": training_compute,
@@ -740,10 +735,6 @@ class Normalization(mcdnn.McdnnOp):
 
 
 # ---------------------------------------------------------------- verdicts kept between calls
-
-_VERDICTS = {}          # verdict key → the attributes a passing check derived
-_VERDICTS_LIMIT = 4096
-
 
 def _verdict_key(op, a):
     """Everything the checks read: the numbers (mode, ops, epsilon, sizes…), the descriptor snapshots (shared
