@@ -69,6 +69,13 @@ class Memory:
             if block[0] == address:
                 block[2].append((start, end))
 
+    def writable_span(self, start, nbytes):
+        """[start, start + nbytes) by address: an offset past one allocation may land in another."""
+        for block in self.blocks:
+            low, high = max(start, block[0]), min(start + nbytes, block[0] + block[1])
+            if low < high:
+                block[2].append((low - block[0], high - block[0]))
+
     def snapshot(self):
         return [ctypes.string_at(b[0], b[1]) for b in self.blocks], ctypes.string_at(self.host, HOST_BYTES + CANARY_BYTES)
 
@@ -259,7 +266,7 @@ def run_memory(case):
                 # the kind makes it host memory the app vouches for: a wild one faults on hardware too
                 return {"status": None, "skipped": "a host side the app claims is no memory of its own"}, violations
         if dst_base is not None:
-            memory.writable(dst_base, case["dst_offset"], case["dst_offset"] + dst_span)
+            memory.writable_span(dst, dst_span)
         before = memory.snapshot()
         if call == "memset":
             status = (LIB.aclrtMemset(dst, case["dest_max"] % 2 ** 64, case["value"], count) if runtime == "acl"
