@@ -117,12 +117,15 @@ void opemu_error_message(int code, const char *message);
  * storage dims. Returns how many were written, or -1 when `handle` is not a live aclTensor. */
 enum { OPEMU_SUMMARY_MAX = 5 + 3 * OPEMU_MAX_DIMS };
 int opemu_tensor_summary(const void *handle, int64_t *out);
+int64_t opemu_tensor_summaries(const void *const *tensors, int64_t n, int64_t *out);
 
 /* Executors, driven by the Python side of phase 1. */
 aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs);
 void opemu_executor_set_input(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_output(aclOpExecutor *executor, uint64_t index, const aclTensor *tensor);
 void opemu_executor_set_ref(aclOpExecutor *executor, uint64_t input, uint64_t output);
+void opemu_executor_fill(aclOpExecutor *executor, int64_t n, const int64_t *sources, const void *const *tensors,
+                         int64_t n_twins, const int64_t *twins);
 /* A slot holding element `item` of the tensor list at IR index `ir_index` (among the inputs or the
  * outputs); `ir_inputs` is the op's IR input count (for aclSetDynamicTensorAddr). */
 void opemu_executor_set_list_item(aclOpExecutor *executor, int is_output, uint64_t slot, uint64_t ir_index,
@@ -135,6 +138,9 @@ int opemu_device_range_check(const void *address, uint64_t nbytes);
 /* The live device allocation containing `address`: 1 and its start and mapped size in the two
  * outputs when there is one, else 0. A query only: nothing is reported or recorded. */
 int opemu_device_mapping(const void *address, uint64_t *start, uint64_t *mapped);
+/* How many allocations have left the table of live memory (freed, unregistered, unmapped, a device reset):
+ * while it is unchanged, every range that passed opemu_device_range_check still passes. */
+uint64_t opemu_memory_epoch(void);
 
 /* Configuration read once by the C core. */
 const char *opemu_soc_name(void);

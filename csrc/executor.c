@@ -62,6 +62,22 @@ void opemu_executor_set_ref(aclOpExecutor *e, uint64_t input, uint64_t output)
         ((executor_record *)e)->twin[input] = (int64_t)output;
 }
 
+/* The executor's tensors from phase 1's tensor arguments in one call: sources[3k], [3k+1], [3k+2] =
+ * (is_output, slot, index into `tensors`) for k < n; twins[2k], [2k+1] = a Ref's (input, output) for k < n_twins. */
+void opemu_executor_fill(aclOpExecutor *e, int64_t n, const int64_t *sources, const void *const *tensors,
+                         int64_t n_twins, const int64_t *twins)
+{
+    for (int64_t k = 0; k < n; k++) {
+        const int64_t *s = sources + 3 * k;
+        if (s[0])
+            opemu_executor_set_output(e, (uint64_t)s[1], tensors[s[2]]);
+        else
+            opemu_executor_set_input(e, (uint64_t)s[1], tensors[s[2]]);
+    }
+    for (int64_t k = 0; k < n_twins; k++)
+        opemu_executor_set_ref(e, (uint64_t)twins[2 * k], (uint64_t)twins[2 * k + 1]);
+}
+
 /* Slot `slot` of the inputs (or outputs) holds element `item` of the tensor list that is IR input
  * (or output) `ir_index`; the op has `ir_inputs` IR inputs. */
 void opemu_executor_set_list_item(aclOpExecutor *e, int is_output, uint64_t slot, uint64_t ir_index, uint64_t item,

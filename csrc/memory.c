@@ -83,11 +83,16 @@ static void table_insert(const opemu_allocation *a)
     count++;
 }
 
+static uint64_t removals; /* allocations gone from the table so far: see opemu_memory_epoch */
+
 static void table_remove(size_t i)
 {
     memmove(&table[i], &table[i + 1], (count - i - 1) * sizeof *table);
     count--;
+    __atomic_add_fetch(&removals, 1, __ATOMIC_RELEASE);
 }
+
+uint64_t opemu_memory_epoch(void) { return __atomic_load_n(&removals, __ATOMIC_ACQUIRE); }
 
 int opemu_memory_find(const void *address, opemu_allocation *out)
 {

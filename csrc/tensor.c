@@ -307,6 +307,26 @@ int opemu_tensor_summary(const void *handle, int64_t *out)
     return (int)(p - out);
 }
 
+/* opemu_tensor_summary of tensors[0..n) one after another, each preceded by its length (0: a NULL tensor);
+ * `out` holds n * (OPEMU_SUMMARY_MAX + 1) int64s. One call for all of a phase 1's tensors: the bridge keys
+ * its plans on these. Returns the int64s written, or -(k + 1) when tensors[k] is not a live aclTensor. */
+int64_t opemu_tensor_summaries(const void *const *tensors, int64_t n, int64_t *out)
+{
+    int64_t *p = out;
+    for (int64_t k = 0; k < n; k++) {
+        if (tensors[k] == NULL) {
+            *p++ = 0;
+            continue;
+        }
+        int m = opemu_tensor_summary(tensors[k], p + 1);
+        if (m < 0)
+            return -(k + 1);
+        *p = m;
+        p += m + 1;
+    }
+    return p - out;
+}
+
 OPEMU_EXPORT aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
 {
     int rc = check_handle(tensor, OPEMU_KIND_TENSOR, "aclSetRawTensorAddr", "tensor");

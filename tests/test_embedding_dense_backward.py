@@ -262,3 +262,22 @@ def test_sample_prints_the_summed_rows(build_dir):
     assert result.returncode == 0, result.stdout + result.stderr
     values = [float(line.split()[-1]) for line in result.stdout.splitlines() if line.startswith("out result[")]
     assert values == pytest.approx([2.2, 2.4, 2.6, 0, 0, 0, 1.1, 1.2, 1.3, 0, 0, 0, 0, 0, 0])
+
+
+@pytest.mark.parametrize("grad_dtype", GRAD_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("scale", [False, True])
+def test_small_grads_sum_bit_for_bit_as_the_segment_path(grad_dtype, scale):
+    """The one-pass sum for small grads gives the segments' bits: repeats, -0.0, ±inf, NaN, subnormals."""
+    from opemu.ops.aclnn import embedding_dense_backward as edb
+    rng = np.random.default_rng(7)
+    special = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-41, -1e-41, 65504.0], np.float32)
+    for rows_n, dim, weights in ((1, 1, 1), (5, 3, 4), (37, 17, 9), (60, 64, 50)):
+        rows = (rng.standard_normal((rows_n, dim)) * 1e3).astype(np.float32)
+        rows.flat[rng.integers(0, rows.size, size=rows.size // 4)] = rng.choice(special, size=rows.size // 4)
+        rows = rows.astype(grad_dtype)
+        keys = rng.integers(0, weights, size=rows_n).astype(np.int64)
+        expected = np.full((weights, dim), 5, grad_dtype)
+        edb._accumulate(rows, keys, np.argsort(keys, kind="stable"), expected, scale)
+        got = np.full((weights, dim), 5, grad_dtype)
+        edb._accumulate_small(rows, keys, got, scale)
+        assert got.tobytes() == expected.tobytes()

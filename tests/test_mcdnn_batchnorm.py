@@ -254,6 +254,33 @@ def test_channel_blocks_on_two_workers_match_torch_far_from_zero_and_one_worker_
     close(b.DB.read().ravel(), d_bias.numpy(), FLOAT, atol_scale=10)
 
 
+@pytest.mark.parametrize("code", [FLOAT, DOUBLE, HALF], ids=TYPE_IDS.get)
+@pytest.mark.parametrize("dims,layout", [((3, 5, 7, 9), "nchw"), ((2, 3, 40, 50), "padded"), ((1, 4, 1, 1), "nchw")])
+def test_a_small_tensor_walked_as_one_block_matches_one_channel_blocks_bit_for_bit(bn, monkeypatch, code, dims,
+                                                                                    layout):
+    """A tensor too small for the threads is one block of every channel on the calling thread; the blocks
+    of one channel each (the walk of a large tensor) give the same bits: forward, backward from the saved
+    statistics and backward recomputing them, with scaling factors."""
+    from opemu.ops.mcdnn import batchnorm as kernel
+    walks = []
+    real_over_blocks = kernel._over_blocks
+    monkeypatch.setattr(kernel, "_over_blocks", lambda layout, blocks, fn: (walks.append(len(blocks)),
+                                                                            real_over_blocks(layout, blocks, fn)))
+    results = []
+    for block_bytes in (kernel._BLOCK_BYTES, 1):  # 1: a block per channel
+        monkeypatch.setattr(kernel, "_BLOCK_BYTES", block_bytes)
+        b = bn(code, dims, SPATIAL, layout=layout)
+        assert b.training(alpha=0.5) == 0, recent_error()
+        outputs = [b.Y.read(), b.SM.read(), b.SI.read()]
+        for saved in (True, False):
+            assert b.backward(alphas=(0.5, 0.0, 2.0, 0.0), saved=saved) == 0, recent_error()
+            outputs += [b.DX.read(), b.DS.read(), b.DB.read()]
+        results.append(outputs)
+    assert walks == [1] * 3 + [dims[1]] * 3
+    for one, blocked in zip(*results):
+        assert one.tobytes() == blocked.tobytes()
+
+
 def test_backward_without_saved_statistics_recomputes_them_from_x(bn):
     b = bn(FLOAT, DIMS, SPATIAL)
     assert b.training() == 0
@@ -682,6 +709,22 @@ def test_backward_null_pointer_is_bad_param(bn, name):
     assert b.training() == 0
     assert b.backward(**{name: None}) == BAD_PARAM
     assert name in recent_error()
+
+
+def test_a_call_like_one_that_passed_is_checked_for_what_changed(bn):
+    """The verdict of a passing call is kept: a null pointer, a bad epsilon or another descriptor in the same
+    call is still refused, and new scaling factors are read."""
+    b = bn(FLOAT, DIMS, SPATIAL)
+    assert b.training() == 0
+    assert b.backward() == 0, recent_error()
+    dx = b.DX.read()
+    for name in ("dx", "betaParamDiff", "savedMean"):
+        assert b.backward(**{name: None}) == BAD_PARAM
+        assert name in recent_error()
+    assert b.backward(eps=-1.0) == BAD_PARAM
+    assert b.backward(dxd=Desc(FLOAT, DIMS[:3] + (DIMS[3] + 1,))) == BAD_PARAM
+    assert b.backward(alphas=(2.0, 0.0, 1.0, 0.0)) == 0, recent_error()
+    np.testing.assert_allclose(b.DX.read(), 2 * dx, rtol=1e-6)
 
 
 def test_data_type_configurations_outside_the_tables_are_not_supported(bn):

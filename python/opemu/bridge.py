@@ -8,7 +8,10 @@ error with its message retrievable through aclGetRecentErrMsg — never a silent
 import itertools
 import json
 import os
+import threading
 import traceback
+
+import numpy as np
 
 from opemu import bridge_mcblas, bridge_mcdnn, ops
 from opemu.core import checks, device, status
@@ -142,12 +145,46 @@ def _tensors_of(value):
     return ((None, value),)
 
 
+_threads = threading.local()
+
+
+class _Scratch:
+    """A thread's buffers for phase 1: the tensor arguments' pointers and their summaries (one set per
+    thread, as cffi lets other threads run during C calls)."""
+
+    def __init__(self, ffi, lib, tensors):
+        self.capacity = tensors
+        self.pointers = ffi.new("void *[]", max(tensors, 1))
+        self.summaries = ffi.new("int64_t[]", max(tensors, 1) * (lib.OPEMU_SUMMARY_MAX + 1))
+        self.summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)  # for the arguments summarised one by one
+
+
+def _scratch(ffi, lib, tensors):
+    scratch = getattr(_threads, "scratch", None)
+    if scratch is None or scratch.capacity < tensors:
+        scratch = _threads.scratch = _Scratch(ffi, lib, max(tensors, 16))
+    return scratch
+
+
+def _summaries(blob, count):
+    """The per-tensor summaries (tuples, None for a NULL tensor) packed by opemu_tensor_summaries."""
+    ints = memoryview(blob).cast("q") if blob else ()
+    parts, at = [], 0
+    for _ in range(count):
+        n = ints[at]
+        parts.append(tuple(ints[at + 1:at + 1 + n]) if n else None)
+        at += n + 1
+    return parts
+
+
 class _Phase1:
     """aclnnXxxGetWorkspaceSize: arguments → check → workspace → an executor holding the plan.
 
     The verdict of check/workspace depends only on the arguments' descriptions (dtypes, shapes,
     strides, attribute values) and the product, never on addresses, so it is cached per signature:
-    an app calling the same op in a loop pays for the Python check once."""
+    an app calling the same op in a loop pays for the Python check once. The signature holds every
+    tensor argument's summary in one bytes object (one C call for all of them: most arguments are
+    tensors), then the other arguments' parts in order."""
 
     CACHE_SIZE = 512
 
@@ -156,30 +193,55 @@ class _Phase1:
         params = meta["params"]
         self.names = [name for name, _ in params[:-2]]
         self.kinds = [_argument_kind(ctype) for _, ctype in params[:-2]]
+        self.tensor_positions = [i for i, kind in enumerate(self.kinds) if kind == "aclTensor"]
+        self.others = [(i, self.names[i], kind) for i, kind in enumerate(self.kinds) if kind != "aclTensor"]
         self.op_name = op.name.encode()
         self.cache = {}
 
-    def _signature(self, cargs):
+    def _signature(self, cargs, scratch):
         ffi, lib = self.ffi, self.lib
-        summary = ffi.new("int64_t[]", lib.OPEMU_SUMMARY_MAX)  # per call: cffi lets other threads run during C calls
-        parts = [soc()]
-        for name, kind, value in zip(self.names, self.kinds, cargs):
+        parts = [soc(), b""]
+        if self.tensor_positions:
+            self._point(cargs, scratch)
+            written = lib.opemu_tensor_summaries(scratch.pointers, len(self.tensor_positions), scratch.summaries)
+            if written < 0:
+                self._refuse_dead_tensor(cargs, scratch, self.tensor_positions[-written - 1])
+            parts[1] = ffi.buffer(scratch.summaries, 8 * written)[:]
+        null = ffi.NULL
+        for i, name, kind in self.others:
+            value = cargs[i]
             if kind == "value":
                 parts.append(value)
-            elif value == ffi.NULL:
+            elif value == null:
                 parts.append(None)
-            elif kind == "aclTensor":
-                parts.append(_tensor_part(ffi, lib, summary, name, value))
             else:
-                parts.append(_PART_OF[kind](ffi, lib, summary, name, value))
+                parts.append(_PART_OF[kind](ffi, lib, scratch.summary, name, value))
         return tuple(parts)
 
+    def _point(self, cargs, scratch):
+        pointers = scratch.pointers
+        for k, i in enumerate(self.tensor_positions):
+            pointers[k] = cargs[i]
+
+    def _refuse_dead_tensor(self, cargs, scratch, position):
+        """The error for the dead tensor at `position`, unless an argument before it is dead too: the
+        arguments are judged in order."""
+        for i, name, kind in self.others:
+            if i < position and kind != "value" and cargs[i] != self.ffi.NULL:
+                _PART_OF[kind](self.ffi, self.lib, scratch.summary, name, cargs[i])  # raises when dead
+        raise status.param_invalid("Argument %s is not a live aclTensor." % self.names[position])
+
     def _plan(self, signature):
-        """(args, view layout, workspace bytes, executor slots) after the op's checks, or the
-        VendorError they raise. A tensor list takes one executor slot per non-null tensor."""
+        """(args, view layout, workspace bytes, executor slots, the slots as opemu_executor_fill's arrays or
+        None) after the op's checks, or the VendorError they raise. A tensor list takes one executor slot per
+        non-null tensor."""
         op = self.op
+        parts = dict(zip((self.names[i] for i in self.tensor_positions),
+                         _summaries(signature[1], len(self.tensor_positions))))
+        parts.update((name, part) for (_, name, _), part in zip(self.others, signature[2:]))
         values = {}
-        for name, kind, part in zip(self.names, self.kinds, signature[1:]):
+        for name, kind in zip(self.names, self.kinds):
+            part = parts[name]
             values[name] = part if part is None else _DESCRIBE.get(kind, _same)(part)
         a = Args(values)
         try:
@@ -204,19 +266,31 @@ class _Phase1:
         # a Ref parameter (read and updated in place) is an input and an output: its twin slots
         twins = [(i, slots[True, name, k]) for (is_output, name, k), i in slots.items()
                  if not is_output and (True, name, k) in slots]
-        return a, layout, nbytes, (counts[False], counts[True], sources, twins)
+        return a, layout, nbytes, (counts[False], counts[True], sources, twins), self._fill(sources, twins)
+
+    def _fill(self, sources, twins):
+        """opemu_executor_fill's (n, sources, n_twins, twins) when every slot is a tensor argument, else None."""
+        index = {position: k for k, position in enumerate(self.tensor_positions)}
+        if any(k is not None or position not in index for _, _, position, k, _ in sources):
+            return None
+        flat = [v for is_output, slot, position, _, _ in sources for v in (int(is_output), slot, index[position])]
+        ffi = self.ffi
+        return (len(sources), ffi.new("int64_t[]", flat or [0]), len(twins),
+                ffi.new("int64_t[]", [v for pair in twins for v in pair] or [0]))
 
     def __call__(self, *cargs):
         ffi, lib, op = self.ffi, self.lib, self.op
+        scratch = _scratch(ffi, lib, len(self.tensor_positions))
         try:
             if lib.opemu_fault_at(self.entry):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
-            signature = self._signature(cargs)
+            signature = self._signature(cargs, scratch)
             plan = self.cache.get(signature)
             if plan is None:
                 if len(self.cache) >= self.CACHE_SIZE:
                     self.cache.clear()
                 plan = self.cache[signature] = self._plan(signature)
+                self._point(cargs, scratch)  # the checks may have run other calls on this thread
             if isinstance(plan, status.VendorError):
                 # a fresh error per call: re-raising the cached one grew its traceback (and the process) each time
                 raise status.VendorError(plan.code, str(plan))
@@ -228,15 +302,21 @@ class _Phase1:
             return error.code
         n_inputs, n_outputs, sources, twins = plan[3]
         executor = lib.opemu_executor_create(self.op_name, n_inputs, n_outputs)
-        for is_output, slot, position, k, ir_index in sources:
-            if k is None:
-                pointer = cargs[position]
-            else:
-                pointer = ffi.cast("aclTensorList *", cargs[position]).items[k]
-                lib.opemu_executor_set_list_item(executor, is_output, slot, ir_index, k, len(op.inputs))
-            (lib.opemu_executor_set_output if is_output else lib.opemu_executor_set_input)(executor, slot, pointer)
-        for i, j in twins:
-            lib.opemu_executor_set_ref(executor, i, j)
+        fill = plan[4]
+        if fill is not None:
+            n, slots, n_twins, pairs = fill
+            lib.opemu_executor_fill(executor, n, slots, scratch.pointers, n_twins, pairs)
+        else:
+            setters = (lib.opemu_executor_set_input, lib.opemu_executor_set_output)
+            for is_output, slot, position, k, ir_index in sources:
+                if k is None:
+                    pointer = cargs[position]
+                else:
+                    pointer = ffi.cast("aclTensorList *", cargs[position]).items[k]
+                    lib.opemu_executor_set_list_item(executor, is_output, slot, ir_index, k, len(op.inputs))
+                setters[is_output](executor, slot, pointer)
+            for i, j in twins:
+                lib.opemu_executor_set_ref(executor, i, j)
         plan_id = next(_plan_ids)
         PLANS[plan_id] = (op,) + plan
         executor.plan_id = plan_id
@@ -255,6 +335,9 @@ def _not_supported(lib, name, meta):
     return entry
 
 
+_NO_WORKSPACE = np.empty(0, np.uint8)  # what a kernel without workspace gets: empty, so shared by every call
+
+
 def _execute_entry(ffi, lib):
     def execute(executor, inputs, outputs, workspace):
         plan_id = executor.plan_id
@@ -263,13 +346,15 @@ def _execute_entry(ffi, lib):
             if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             views = {}
+            kept, make = device.VIEWS.session(), device.Views.view
             for is_output, i, name, k, geometry in layout:
-                view = device.view_at((outputs if is_output else inputs)[i].data, geometry)
+                view = make(kept, (outputs if is_output else inputs)[i].data, geometry)
                 if k is None:
                     views[name] = view
                 else:
                     views.setdefault(name, [None] * len(getattr(a, name)))[k] = view
-            op.compute(a, views, device.workspace_view(workspace, executor.workspace_size))
+            size = executor.workspace_size
+            op.compute(a, views, device.workspace_view(workspace, size) if size else _NO_WORKSPACE)
             return 0
         except status.VendorError as error:
             _report(lib, error.code, str(error))

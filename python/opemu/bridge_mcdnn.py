@@ -19,16 +19,35 @@ LAUNCH_FAILURE = 719    # mcErrorLaunchFailure
 
 
 def _kinds(lib):
+    """{declared type: (handle kind, converter, whether its snapshots may be shared)}. Shared snapshots are
+    those whose converter reads nothing but the C struct's own fields and whose result no routine changes."""
     return {
-        "mcdnnHandle_t": (lib.OPEMU_KIND_MCDNN_HANDLE, None),
-        "mcdnnTensorDescriptor_t": (lib.OPEMU_KIND_MCDNN_TENSOR, _tensor),
-        "mcdnnActivationDescriptor_t": (lib.OPEMU_KIND_MCDNN_ACTIVATION, _activation),
-        "mcdnnPoolingDescriptor_t": (lib.OPEMU_KIND_MCDNN_POOLING, _pooling),
-        "mcdnnLRNDescriptor_t": (lib.OPEMU_KIND_MCDNN_LRN, _lrn),
-        "mcdnnDropoutDescriptor_t": (lib.OPEMU_KIND_MCDNN_DROPOUT, _dropout),
-        "mcdnnSpatialTransformerDescriptor_t": (lib.OPEMU_KIND_MCDNN_SPATIAL_TF, _spatial_transformer),
-        **_descriptors.kinds(lib),
+        "mcdnnHandle_t": (lib.OPEMU_KIND_MCDNN_HANDLE, None, False),
+        "mcdnnTensorDescriptor_t": (lib.OPEMU_KIND_MCDNN_TENSOR, _tensor, True),
+        "mcdnnActivationDescriptor_t": (lib.OPEMU_KIND_MCDNN_ACTIVATION, _activation, True),
+        "mcdnnPoolingDescriptor_t": (lib.OPEMU_KIND_MCDNN_POOLING, _pooling, True),
+        "mcdnnLRNDescriptor_t": (lib.OPEMU_KIND_MCDNN_LRN, _lrn, True),
+        "mcdnnDropoutDescriptor_t": (lib.OPEMU_KIND_MCDNN_DROPOUT, _dropout, False),
+        "mcdnnSpatialTransformerDescriptor_t": (lib.OPEMU_KIND_MCDNN_SPATIAL_TF, _spatial_transformer, True),
+        **{name: kind + (False,) for name, kind in _descriptors.kinds(lib).items()},
     }
+
+
+_SNAPSHOTS = {}          # (handle kind, the C struct's bytes) → its conversion, for the shared kinds
+_SNAPSHOTS_LIMIT = 4096  # distinct descriptor states kept before the cache starts over
+
+
+def _shared_snapshot(ffi, code, convert, name, value):
+    """The conversion of descriptor `value`, made once per distinct content of its C struct: apps set a
+    descriptor once and pass it to many calls, and equal bytes convert to equal snapshots."""
+    key = (code, ffi.buffer(value)[:])
+    snapshot = _SNAPSHOTS.get(key)
+    if snapshot is None:
+        snapshot = convert(name, value)  # raises for a descriptor never set: nothing is kept
+        if len(_SNAPSHOTS) >= _SNAPSHOTS_LIMIT:
+            _SNAPSHOTS.clear()
+        _SNAPSHOTS[key] = snapshot
+    return snapshot
 
 
 def _tensor(name, d):
@@ -76,6 +95,8 @@ def _report(lib, code, message):
 class _Entry:
     def __init__(self, ffi, lib, op, meta):
         self.ffi, self.lib, self.op = ffi, lib, op
+        self.name_bytes = op.name.encode()
+        self.tensor_pairs = tuple(op.tensors.items())
         kinds = _kinds(lib)
         self.params = []
         for name, declaration in meta["params"]:
@@ -84,16 +105,17 @@ class _Entry:
             self.params.append((name, kinds[kind] if kind else None))
         self.handle_index = next(i for i, (name, kind) in enumerate(self.params) if kind and kind[1] is None)
         self.positions = {name: i for i, (name, _) in enumerate(self.params)}
+        self.names = [name for name, _ in self.params]
+        self.typed = [(i, name) + kind for i, (name, kind) in enumerate(self.params) if kind]  # handle, descriptors
 
     def _convert(self, cargs):
+        """Args by parameter name: raw values as they came, the handle and descriptors validated and converted."""
         lib, ffi = self.lib, self.ffi
-        values = {}
-        for (name, kind), value in zip(self.params, cargs):
-            if kind is None:
-                values[name] = value
-                continue
-            code, convert = kind
-            if value == ffi.NULL:
+        null = ffi.NULL
+        values = dict(zip(self.names, cargs))
+        for i, name, code, convert, shared in self.typed:
+            value = cargs[i]
+            if value == null:
                 if convert is None:
                     raise mcdnn.bad_param("%s: handle is null" % self.op.name)
                 values[name] = None
@@ -101,20 +123,22 @@ class _Entry:
             if not lib.opemu_handle_is(value, code):
                 raise mcdnn.bad_param("%s: %s (%s) is not a live object of its type (destroyed or never created)"
                                       % (self.op.name, name, value))
-            values[name] = value if convert is None else convert(name, value)
+            if convert is not None:  # the handle stays as it came
+                values[name] = _shared_snapshot(ffi, code, convert, name, value) if shared else convert(name, value)
         return Args(values)
 
     def __call__(self, *cargs):
         lib, op = self.lib, self.op
         try:
-            if lib.opemu_fault_at(op.name.encode()):
+            if lib.opemu_fault_at(self.name_bytes):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             a = self._convert(cargs)
             op.check(a)
+            values, null = a.__dict__, self.ffi.NULL
             layout = []
-            for name, desc_name in op.tensors.items():
-                pointer, desc = getattr(a, name), getattr(a, desc_name)
-                if desc is not None and pointer != self.ffi.NULL:
+            for name, desc_name in self.tensor_pairs:
+                pointer, desc = values[name], values[desc_name]
+                if desc is not None and pointer != null:
                     if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
                         raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
                                               % (desc_name, mcdnn.type_name(desc.dtype_code)))
@@ -137,12 +161,14 @@ def _run(lib):
     def run(task_id):
         op, a, layout = TASKS.pop(task_id)
         try:
-            views = {name: None for name in op.tensors}
+            views = dict.fromkeys(op.tensors)
+            strict = lib.opemu_strict()
+            kept, make = device.VIEWS.session(), device.Views.view
             for name, pointer, geometry in layout:
-                if lib.opemu_strict():  # what the routine reads and writes, against what the app allocated,
-                    lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),  # before it faults
+                if strict:  # what the routine reads and writes, against what the app allocated, before it faults
+                    lib.opemu_sanitize_access(pointer, geometry[-1], int(name in op.outputs),
                                               ("%s: %s" % (op.name, name)).encode())
-                views[name] = device.view_at(pointer, geometry)
+                views[name] = make(kept, pointer, geometry)
             op.compute(a, views)
             return 0
         except device.DeviceFault as fault:

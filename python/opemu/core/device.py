@@ -49,6 +49,47 @@ def view_at(address, layout):
     return np.ndarray(shape, dtype, ffi.buffer(address, span), offset, strides)
 
 
+class Views:
+    """The views a kernel call made, kept for the next calls: apps call kernels on the same buffers in the
+    same layouts again and again. A kept view is handed out again while no device allocation has gone away
+    (opemu_memory_epoch unchanged: every range that passed the range check still passes, and no memory under
+    a kept view was unmapped). Layouts are keyed by identity (plans and descriptor snapshots hand the same
+    tuple again; the entry holds it, so its id is not reused). Not under OPEMU_STRICT, whose sanitizer
+    follows each call's accesses."""
+    LIMIT = 4096
+
+    def __init__(self):
+        self.kept, self.epoch = {}, None
+
+    def session(self):
+        """What a call makes its views with: this cache, emptied when memory went away, or view_at itself."""
+        if lib.opemu_strict():
+            return None
+        epoch = lib.opemu_memory_epoch()
+        if epoch != self.epoch:
+            self.kept.clear()
+            self.epoch = epoch
+        return self.kept
+
+    @classmethod
+    def view(cls, kept, address, layout):
+        """view_at(address, layout), or the array made for them before when `kept` (a session) holds it."""
+        if kept is None:
+            return view_at(address, layout)
+        key = (address, id(layout))
+        entry = kept.get(key)
+        if entry is not None and entry[0] is layout:
+            return entry[1]
+        view = view_at(address, layout)
+        if len(kept) >= cls.LIMIT:
+            kept.clear()
+        kept[key] = (layout, view)
+        return view
+
+
+VIEWS = Views()
+
+
 def workspace_view(address, nbytes):
     if nbytes == 0:
         return np.empty(0, np.uint8)

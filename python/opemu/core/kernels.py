@@ -58,7 +58,10 @@ def int64_pointer(array):
 
 
 def strided_address(array):
-    """A pointer to the first element of any array (the kernel walks its strides)."""
+    """A pointer to the first element of any array (the kernel walks its strides); a contiguous one's
+    through ffi.from_buffer, which costs a fifth of array.ctypes.data."""
+    if array.flags.c_contiguous:
+        return device.ffi.from_buffer(array)
     return device.ffi.cast("void *", array.ctypes.data)
 
 
@@ -84,8 +87,5 @@ def apart(out, *inputs):
 
 def pool_geometry(**fields):
     """A struct opemu_pool_geometry holding `fields`."""
-    g = device.ffi.new("struct opemu_pool_geometry *")
-    for name, value in fields.items():
-        setattr(g, name, value)
-    return g
+    return device.ffi.new("struct opemu_pool_geometry *", fields)
 

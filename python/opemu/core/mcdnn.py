@@ -139,6 +139,8 @@ def flat_views(arrays):
     first = arrays[0]
     if any(a.shape != first.shape or a.strides != first.strides for a in arrays[1:]):
         return None
+    if first.flags.c_contiguous:  # the common case, without the permutation
+        return [a.reshape(-1) for a in arrays]
     order = sorted(range(first.ndim), key=lambda i: -abs(first.strides[i]))
     flat = []
     for a in arrays:
@@ -171,14 +173,12 @@ def by_batch(views, fn, batch=None):
     GIL in its loops). Every routine here treats each image n independently, so the result is the
     same as one call on everything. Views whose first dimension is not the batch (a broadcast bias)
     are passed whole."""
-    arrays = {k: a for k, a in views.items() if a is not None}
-    if batch is None:
-        batch = max((a.shape[0] for a in arrays.values() if a.ndim), default=1)
-    total = max((a.size for a in arrays.values()), default=0)
-
-    if total < _PARALLEL_MIN or parallel.WORKERS == 1:
+    arrays = [a for a in views.values() if a is not None]
+    if parallel.WORKERS == 1 or all(a.size < _PARALLEL_MIN for a in arrays):
         fn(views)  # one piece: the whole batch, no sub-views to make
         return
+    if batch is None:
+        batch = max((a.shape[0] for a in arrays if a.ndim), default=1)
 
     def part(lo, hi):
         fn({k: (a[lo:hi] if a is not None and a.ndim and a.shape[0] == batch else a) for k, a in views.items()})
@@ -212,6 +212,27 @@ class McdnnOp:
 
 
 # ---- checks shared by the routines ----
+
+_PASSED = {}          # key of a check that passed → the attributes it derived
+_PASSED_LIMIT = 4096  # distinct keys kept before the record starts over
+
+
+def checked(key, check, a):
+    """check(a), unless a check with the same key passed before: then the attributes that check derived
+    (its `_` names: layouts, compute types…) are set again. Only for checks that read nothing but what the
+    key holds: numbers, descriptor snapshots (the bridge shares one per distinct C content, and the key
+    keeps it alive, so equal identity is equal content), which pointers are null, which alias. A failing
+    check is not recorded: it runs, and raises, at every call. Host scaling factors are the caller's to
+    read at every call."""
+    derived = _PASSED.get(key)
+    if derived is not None:
+        a.__dict__.update(derived)
+        return
+    check(a)
+    if len(_PASSED) >= _PASSED_LIMIT:
+        _PASSED.clear()
+    _PASSED[key] = {name: value for name, value in a.__dict__.items() if name.startswith("_")}
+
 
 def is_null(pointer):
     return pointer == device.ffi.NULL

@@ -5,6 +5,7 @@ them (the bridge reads those from the generated entry-point table), tensors as T
 `inputs`/`outputs` name which tensors are which, in the order aclSetInputTensorAddr /
 aclSetOutputTensorAddr count them."""
 import os
+import sys
 
 from opemu.core import status
 
@@ -49,8 +50,17 @@ class AclnnOp:
         raise NotImplementedError
 
 
+_ENVIRON = getattr(os.environ, "_data", None)  # os.environ's bytes-keyed store (CPython): no str<->bytes per read
+_ENCODING = sys.getfilesystemencoding()       # how os.environ decodes it
+
+
 def soc():
-    return os.environ.get("OPEMU_SOC") or "Ascend910B1"
+    """The product, read at every call (tests and apps change OPEMU_SOC between calls); every phase 1 asks,
+    so the read skips os.environ's key encoding where it can."""
+    if _ENVIRON is None:
+        return os.environ.get("OPEMU_SOC") or "Ascend910B1"
+    value = _ENVIRON.get(b"OPEMU_SOC")
+    return value.decode(_ENCODING, "surrogateescape") if value else "Ascend910B1"
 
 
 # The Ascend 950 line: every product named Ascend950*, Ascend910_95* or Ascend910_96* has its tables.

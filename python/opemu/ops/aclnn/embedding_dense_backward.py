@@ -43,6 +43,8 @@ _INDICES = [dtypes.acl(n) for n in ("FLOAT16", "FLOAT", "DOUBLE", "INT8", "UINT8
 ROWS_PER_JOB = 128        # segments summed together: two (ROWS_PER_JOB, D) fp32 buffers stay in L2
 LONG_SEGMENT = 64         # indices repeated more often than this are summed block by block
 BLOCK_ROWS = 256
+SMALL_GRAD = 1 << 12      # grad elements up to which one np.add.at pass replaces the segment machinery
+SMALL_OUT = 1 << 16       # ... when out is no larger than this (the pass sums into an out-sized fp32 buffer)
 
 
 class EmbeddingDenseBackward(AclnnOp):
@@ -89,16 +91,24 @@ class EmbeddingDenseBackward(AclnnOp):
         grad, dim = v["grad"], a.grad.shape[-1]
         rows = grad.reshape(-1, dim)
         index = _as_int64(v["indices"].reshape(-1))
-        padded = index == a.padding
-        kept = np.flatnonzero(~padded) if padded.any() else None
+        low, high = int(index.min()), int(index.max())
+        kept = None
+        if low <= a.padding <= high:  # else no index is paddingIdx (the usual -1 among valid indices)
+            padded = index == a.padding
+            if padded.any():
+                kept = np.flatnonzero(~padded)
         keys = index if kept is None else index[kept]
         if keys.size:
-            low, high = int(keys.min()), int(keys.max())
+            if kept is not None:
+                low, high = int(keys.min()), int(keys.max())
             if low < 0 or high >= a.numWeights:
                 bad = int(np.flatnonzero((index != a.padding) & ((index < 0) | (index >= a.numWeights)))[0])
                 raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
                                          "aclnnEmbeddingDenseBackward: indices[%d] = %d is outside out's %d rows"
                                          % (bad, int(index[bad]), a.numWeights))
+        if rows.size <= SMALL_GRAD and out.size <= SMALL_OUT:
+            _accumulate_small(rows if kept is None else rows[kept], keys, out, a.scaleGradByFreq)
+            return
         # keys are now known to lie in [0, numWeights): narrow ones sort by radix
         narrow = np.uint16 if a.numWeights <= 1 << 16 else np.uint32 if a.numWeights <= 1 << 32 else None
         order = np.argsort(keys if narrow is None else keys.astype(narrow), kind="stable")
@@ -151,6 +161,21 @@ def _accumulate(rows, index, order, out, scale):
             jobs.append((rows, order, starts[segments], length, targets[segments], out, scale))
     big = rows.shape[1] * sorted_keys.size >= (1 << 18)
     parallel.run(_sum_segments, jobs, parallel=big)
+
+
+def _accumulate_small(rows, keys, out, scale):
+    """_accumulate's result for a few rows, without its sort and jobs: np.add.at adds rows[i] into
+    total[keys[i]] in order of i, as the segments do; the sums start from -0.0, to which adding the first
+    row gives that row's bits exactly (as the segments' copy of it); the scaling is the same fp32 product."""
+    total = np.empty(out.shape, np.float32)
+    total.fill(-0.0)
+    np.add.at(total, keys, rows.astype(np.float32, copy=False))
+    counts = np.bincount(keys, minlength=out.shape[0])
+    np.copyto(total, 0, where=(counts == 0)[:, None])
+    if scale:
+        repeated = counts > 1
+        total[repeated] *= (np.float32(1) / counts[repeated].astype(np.float32))[:, None]
+    out[...] = total
 
 
 def _sum_segments(rows, order, starts, length, targets, out, scale):

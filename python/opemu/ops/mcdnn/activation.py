@@ -104,10 +104,14 @@ def c_backward(desc, y, dy, x, dx):
     if lib is None or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x):
         return False
     size, needs_e = dx.itemsize, desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
-    e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype) if needs_e else None
-    for lo in range(0, dx.size, _BLOCK if needs_e else dx.size or 1):
-        hi = min(lo + _BLOCK, dx.size) if needs_e else dx.size
-        address = _transcendental(desc, x[lo:hi], e[:hi - lo]) if needs_e else kernels.null()
+    if not needs_e:  # one call over everything, on the views themselves
+        return lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y),
+                                                    kernels.address(dy), kernels.address(x), kernels.null(),
+                                                    kernels.address(dx), dx.size) == 0
+    e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype)
+    for lo in range(0, dx.size, _BLOCK):
+        hi = min(lo + _BLOCK, dx.size)
+        address = _transcendental(desc, x[lo:hi], e[:hi - lo])
         if lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y[lo:]),
                                                 kernels.address(dy[lo:]), kernels.address(x[lo:]), address,
                                                 kernels.address(dx[lo:]), hi - lo):
@@ -156,9 +160,16 @@ class ActivationForward(mcdnn.McdnnOp):
     outputs = ("y",)
 
     def check(self, a):
-        mcdnn.require(a, "activationDesc", "xDesc", "yDesc", "x", "y")
+        null = mcdnn.device.ffi.NULL
+        mcdnn.checked((self.name, a.activationDesc, a.xDesc, a.yDesc, a.x == null, a.y == null, a.alpha == null,
+                       a.beta == null, a.x == a.y), self.verdict, a)
         a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
         a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+
+    def verdict(self, a):
+        mcdnn.require(a, "activationDesc", "xDesc", "yDesc", "x", "y")
+        mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        mcdnn.scaling(a.beta, a.xDesc, "beta")
         mcdnn.same_dims(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
         mcdnn.same_type(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
         if a.x == a.y:
@@ -184,9 +195,16 @@ class ActivationBackward(mcdnn.McdnnOp):
     outputs = ("dx",)
 
     def check(self, a):
-        mcdnn.require(a, "activationDesc", "yDesc", "dyDesc", "xDesc", "dxDesc", "y", "dy", "x", "dx")
+        null = mcdnn.device.ffi.NULL
+        mcdnn.checked((self.name, a.activationDesc, a.yDesc, a.dyDesc, a.xDesc, a.dxDesc, a.y == null, a.dy == null,
+                       a.x == null, a.dx == null, a.alpha == null, a.beta == null, a.dy == a.dx), self.verdict, a)
         a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
         a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
+
+    def verdict(self, a):
+        mcdnn.require(a, "activationDesc", "yDesc", "dyDesc", "xDesc", "dxDesc", "y", "dy", "x", "dx")
+        mcdnn.scaling(a.alpha, a.xDesc, "alpha")
+        mcdnn.scaling(a.beta, a.xDesc, "beta")
         if a.dy == a.dx:
             mcdnn.same_strides(mcdnn.bad_param, ("dyDesc", a.dyDesc), ("dxDesc", a.dxDesc), " and dy == dx (in place)")
         mcdnn.same_dims(mcdnn.not_supported, ("yDesc", a.yDesc), ("dyDesc", a.dyDesc), ("xDesc", a.xDesc),
@@ -202,7 +220,6 @@ class ActivationBackward(mcdnn.McdnnOp):
         desc = a.activationDesc
 
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
-        fast = direct_kernel(desc) if direct else None
 
         def run(p):
             flat = mcdnn.flat_views([p["y"], p["dy"], p["x"], p["dx"]]) if direct else None
@@ -213,6 +230,7 @@ class ActivationBackward(mcdnn.McdnnOp):
             y, dy, x, dx = flat  # dx = result: each block straight into dx, no temporary copy
             if c_backward(desc, y, dy, x, dx):
                 return
+            fast = direct_kernel(desc)
             if fast is None:
                 for lo in range(0, dx.size, _BLOCK):
                     block = slice(lo, lo + _BLOCK)

@@ -353,8 +353,12 @@ _BLOCK_BYTES = _block_bytes()
 
 
 def _channel_blocks(layout, ct):
+    """Blocks of k channels, at least one per worker when the tensor is worth the threads. A block's results
+    do not depend on k (its reductions run along the batch and the plane of each channel, never across
+    channels), so a small tensor walks as few blocks as fit, on the calling thread."""
     per_channel = layout.N * layout.spatial * ct.itemsize
-    k = max(1, min(-(-layout.C // parallel.WORKERS), _BLOCK_BYTES // max(per_channel, 1)))  # a block per worker at least
+    share = -(-layout.C // parallel.WORKERS) if layout.N * layout.elements >= _PARALLEL_MIN else layout.C
+    k = max(1, min(share, _BLOCK_BYTES // max(per_channel, 1)))
     return [(c, min(c + k, layout.C)) for c in range(0, layout.C, k)], k
 
 
@@ -624,6 +628,13 @@ class Normalization(mcdnn.McdnnOp):
         super().__init_subclass__(**kwargs)
 
     def check(self, a):
+        """The stage's checks, once per verdict key: a call like one that passed gets that call's derived
+        attributes (the `_` ones: layout, compute type, workspace and reserve descriptors) and reads only its
+        scaling factors."""
+        mcdnn.checked(_verdict_key(self, a), self.stage_check, a)
+        read_scalars(self, a)
+
+    def stage_check(self, a):
         {"inference": check_inference, "training": check_training, "backward": check_backward}[self.stage](self, a)
 
     def compute(self, a, v):
@@ -721,6 +732,34 @@ class Normalization(mcdnn.McdnnOp):
 
     def write_size(self, a, value):
         device.ffi.cast("size_t *", self.get(a, "size"))[0] = int(value)
+
+
+# ---------------------------------------------------------------- verdicts kept between calls
+
+def _verdict_key(op, a):
+    """Everything the checks read: the numbers (mode, ops, epsilon, sizes…), the descriptor snapshots (shared
+    per distinct C content by the bridge, and kept alive by the key: equal identity is equal content) and,
+    of each pointer, only whether it is null (no check compares addresses; the scaling factors behind
+    theirs are read at every call)."""
+    null = device.ffi.NULL
+    key = [op.name]
+    for value in a.__dict__.values():
+        if value is None or isinstance(value, (int, float, mcdnn.Tensor, mcdnn.Struct)):
+            key.append(value)
+        else:
+            key.append(value == null)
+    return tuple(key)
+
+
+def read_scalars(op, a):
+    """The stage's host scaling factors into a.<name>_value (and a.alpha_value / a.beta_value for the
+    forward stages)."""
+    r = op.roles
+    if op.stage == "backward":
+        scalars(a, ("alphaDataDiff", "betaDataDiff", "alphaParamDiff", "betaParamDiff"), op.get(a, "xd"))
+        return
+    scalars(a, (r["alpha"], r["beta"]), op.get(a, "xd"))
+    a.alpha_value, a.beta_value = getattr(a, r["alpha"] + "_value"), getattr(a, r["beta"] + "_value")
 
 
 # ---------------------------------------------------------------- compute of the three stages
@@ -840,8 +879,7 @@ def check_inference(op, a):
     op.epsilon(a)
     matching((r["xd"], op.get(a, "xd")), (r["yd"], op.get(a, "yd")))
     activation = op.fused_checks(a, ops, with_z=True, with_dz=False)
-    scalars(a, (r["alpha"], r["beta"]), op.get(a, "xd"))
-    a.alpha_value, a.beta_value = getattr(a, r["alpha"] + "_value"), getattr(a, r["beta"] + "_value")
+    read_scalars(op, a)
     op.group_count(a)
     _config(op, a)
     if activation is not None:
@@ -864,8 +902,7 @@ def check_training(op, a):
     op.epsilon(a)
     matching((r["xd"], op.get(a, "xd")), (r["yd"], op.get(a, "yd")))
     activation = op.fused_checks(a, ops, with_z=True, with_dz=False)
-    scalars(a, (r["alpha"], r["beta"]), op.get(a, "xd"))
-    a.alpha_value, a.beta_value = getattr(a, r["alpha"] + "_value"), getattr(a, r["beta"] + "_value")
+    read_scalars(op, a)
     op.group_count(a)
     _config(op, a)
     if activation is not None:
@@ -897,7 +934,7 @@ def check_backward(op, a):
             if op.null(a, role):
                 raise mcdnn.bad_param("%s is NULL: %s needs it" % (r[role], op.ops_name(ops)))
         matching((r["xd"], op.get(a, "xd")), (r["yd"], op.get(a, "yd")))
-    scalars(a, ("alphaDataDiff", "betaDataDiff", "alphaParamDiff", "betaParamDiff"), op.get(a, "xd"))
+    read_scalars(op, a)
     op.group_count(a)
     _config(op, a)
     if activation is not None:
