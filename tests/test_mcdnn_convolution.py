@@ -544,3 +544,22 @@ def test_an_infinite_input_no_window_reads_leaves_the_filter_gradient_finite(han
     expected = reference_backward(x, w, dy.astype(np.float64), case[3], case[5])[1]
     assert np.isfinite(expected).all()
     same_values(dwd.read(), expected)
+
+
+@pytest.mark.parametrize("pad,stride", [((2 ** 30, 2 ** 30), (2 ** 30, 2 ** 30)), ((2 ** 31 - 1,) * 2, (2 ** 31 - 1,) * 2)])
+def test_padding_whose_scratch_exceeds_the_host_is_not_supported(handle, pad, stride):
+    """opemu computes on the padded input; padding that makes it larger than the host holds is
+    NOT_SUPPORTED with a message, in the routine and the workspace query alike (found by the hardening
+    helper: a MemoryError, a ValueError and an OverflowError, all internal errors)."""
+    x_desc, f = Desc(FLOAT, (1, 1, 5, 5)), Filter(FLOAT, (1, 1, 3, 3))
+    conv = Conv(pad, stride, (1, 1))
+    y_desc = Desc(FLOAT, out_dims(x_desc, f, conv))
+    xd, wd, yd = DeviceTensor(x_desc, np.ones((1, 1, 5, 5))), DeviceTensor(f, np.ones((1, 1, 3, 3))), DeviceTensor(y_desc)
+    for algo in (FWD_IMPLICIT, FWD_GEMM):
+        rc, _ = ws_size("mcdnnGetConvolutionForwardWorkspaceSize", handle,
+                        (x_desc.handle, f.handle, conv.handle, y_desc.handle), algo)
+        assert rc == NOT_SUPPORTED and "padded input" in recent_error()
+    assert lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), x_desc.handle, xd.address, f.handle, wd.address,
+                                         conv.handle, FWD_IMPLICIT, None, ctypes.c_size_t(0), scale(0.0, FLOAT),
+                                         y_desc.handle, yd.address) == NOT_SUPPORTED
+    assert "more than half of this host's memory" in recent_error()

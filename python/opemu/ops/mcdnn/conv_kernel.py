@@ -26,7 +26,9 @@ is recomputed on columns, whose sums hold only the terms of real windows.
 A `Scratch` holds the buffers of one chunk of images; an algorithm whose scratch cuDNN keeps in the
 workspace gets them carved out of the app's workspace (so a too-small one is caught), the others use
 host memory (what the hardware keeps on chip)."""
+import functools
 import itertools
+import math
 
 import numpy as np
 
@@ -54,10 +56,8 @@ class Geometry:
             step *= p
         self.pitch = tuple(pitch)
         self.plane = step                                  # elements of one padded channel
-        self.rs = int(np.prod(self.window))
-        self.l = int(np.prod(self.out))
-        windows = np.indices(self.window).reshape(len(self.window), -1).T
-        self.offsets = [int(sum(int(r) * d * p for r, d, p in zip(pos, dilation, self.pitch))) for pos in windows]
+        self.rs = math.prod(self.window)
+        self.l = math.prod(self.out)
         self.grid_strides = tuple(s * p for s, p in zip(stride, self.pitch))
         # the grid layout (unit stride): S shifts of the last window dimension, Q outer positions
         self.grid = all(s == 1 for s in self.stride)
@@ -69,6 +69,13 @@ class Geometry:
         # one channel per group: sums of taps in C, not thousands of one-row GEMMs (no shifted copies)
         self.depthwise = self.grid and groups > 1 and self.cg == 1 and self.kg == 1
         self.shifts = 1 if self.depthwise else self.taps
+
+    @functools.cached_property
+    def offsets(self):
+        """Each window element's flat offset into a padded image (made when a kernel first needs them:
+        a filter the checks refuse may be huge)."""
+        return [sum(r * d * p for r, d, p in zip(pos, self.dilation, self.pitch))
+                for pos in itertools.product(*(range(r) for r in self.window))]
 
     def cols_elements(self):
         return self.c * self.rs * self.l
@@ -87,7 +94,7 @@ def _carve(shapes, ct, workspace):
         return [np.empty(s, ct) for s in shapes]
     arrays, at = [], 0
     for shape in shapes:
-        size = int(np.prod(shape)) * ct.itemsize
+        size = math.prod(shape) * ct.itemsize
         arrays.append(workspace[at:at + size].view(ct).reshape(shape))
         at += size
     return arrays
@@ -144,7 +151,7 @@ def Scratch(g, ct, workspace=None):
 
 def scratch_bytes(g, ct):
     kind = GridScratch if g.grid else ColumnScratch
-    return sum(int(np.prod(s)) for s in kind.shapes(g, kind.images(g, ct))) * ct.itemsize
+    return sum(math.prod(s) for s in kind.shapes(g, kind.images(g, ct))) * ct.itemsize
 
 
 def weights(w, g, ct):

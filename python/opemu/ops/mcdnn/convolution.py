@@ -16,6 +16,7 @@ filter ALGO_1 and ALGO_3) keep their im2col buffer and padded image in the app's
 workspace size is those bytes; a smaller workspace is BAD_PARAM); the implicit ones need none. FFT,
 Winograd and direct kernels are not emulated: NOT_SUPPORTED, in the size queries and the routines
 alike, and listed last by Find with that status."""
+import os
 import time
 
 import numpy as np
@@ -74,6 +75,9 @@ BACKWARD_FILTER = Family(BWD_FILTER, ("0",), ("1", "3"), "MCDNN_CONVOLUTION_BWD_
 
 # ---- checks ----
 
+_SCRATCH_LIMIT = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+
+
 def configuration(x, w, y, conv, y_name="yDesc"):
     """BAD_PARAM / NOT_SUPPORTED for an inconsistent or unsupported (x, w, y, conv); returns the
     Geometry and the compute dtype."""
@@ -99,6 +103,10 @@ def configuration(x, w, y, conv, y_name="yDesc"):
     expected = (x.shape[0], w.shape[0]) + g.out
     if y.shape != expected:
         raise mcdnn.bad_param("%s has dims %s, the convolution gives %s" % (y_name, list(y.shape), list(expected)))
+    scratch = kernel.scratch_bytes(g, x.compute_dtype)
+    if scratch > _SCRATCH_LIMIT:   # opemu pads the input whole; the device's implicit GEMM needs no such buffer
+        raise mcdnn.not_supported("opemu computes convolutions on the padded input: this one's scratch for one "
+                                  "image, %d bytes, is more than half of this host's memory" % scratch)
     return g, x.compute_dtype
 
 
