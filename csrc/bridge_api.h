@@ -306,6 +306,9 @@ int opemu_strict(void);
  * or with writes still queued on a stream (mode 2: a synchronous read, read before synchronisation);
  * writes (mode 1) mark bytes. */
 void opemu_sanitize_access(const void *address, uint64_t nbytes, int write, const char *what);
+/* Under OPEMU_STRICT: one more (+1) or one fewer (-1) queued write to the allocation holding `address`;
+ * a synchronous host read of it meanwhile is an unsynchronized-read finding. */
+void opemu_sanitize_pending(const void *address, int delta);
 /* A kernel's gather or scatter at an index outside its tensor (what the hardware does not check):
  * an out-of-bounds finding, `what` saying which access. */
 void opemu_sanitize_stray(const char *what);

@@ -90,6 +90,8 @@ opemu_stream *opemu_stream_new(opemu_context *ctx, int is_default);
 void opemu_stream_release(opemu_stream *stream);
 int opemu_stream_drain(opemu_stream *stream);
 int opemu_device_drain(int32_t device);
+/* Drains the streams of `device` that `which` accepts. */
+int opemu_device_drain_where(int32_t device, int (*which)(const opemu_stream *));
 void opemu_streams_release_device(int32_t device);
 int32_t opemu_stream_device(const opemu_stream *stream);
 /* A live event's state; -1 when `event` is not a live event. */
@@ -157,7 +159,6 @@ void opemu_sanitize_bad_free(const void *ptr, const char *api);
 void opemu_sanitize_missing(const void *address, const char *what);
 /* opemu_strict and opemu_sanitize_access: bridge_api.h (Python kernels report their accesses too). */
 /* A write queued on a stream (+1) or executed (-1). */
-void opemu_sanitize_pending(const void *address, int delta);
 void opemu_sanitize_leaks(const char *when);
 /* The memory behind an allocation: under the sanitizer device memory gets pages of its own (kept
  * inaccessible while no API call runs, so a host dereference faults as on the hardware). */

@@ -33,7 +33,10 @@ typedef struct {
     size_t width, height;
     int value;
     int is_set;
+    int synchronous; /* the host waits for it: a read of memory a queued task will still write is stale */
 } mc_transfer;
+/* Whether the legacy default stream waits for stream `s` (it was not created mcStreamNonBlocking). */
+int mc_stream_blocking(const opemu_stream *s);
 /* Checks a copy's kind and pointers: the side(s) the kind (or, for mcMemcpyDefault, the pointers)
  * puts on the device must hold `dspan`/`sspan` bytes inside one live device allocation. */
 mcError_t mc_check_copy(void *dst, size_t dspan, const void *src, size_t sspan, mcMemcpyKind kind, const char *api);

@@ -324,7 +324,7 @@ static mcError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitc
     rc = mc_check_copy(dst, dspan, src, sspan, kind, api);
     if (rc)
         return rc;
-    mc_transfer t = {dst, dpitch, src, spitch, width, height, 0, 0};
+    mc_transfer t = {dst, dpitch, src, spitch, width, height, 0, 0, 0};
     return async ? mc_transfer_on(&t, stream, api) : mc_transfer_now(&t, api);
 }
 
@@ -357,7 +357,7 @@ static mcError_t set_2d(void *devPtr, size_t pitch, int value, size_t width, siz
     rc = mc_device_side(devPtr, span, -1, api, "devPtr");
     if (rc)
         return rc;
-    mc_transfer t = {devPtr, pitch, NULL, 0, width, height, (int)(unsigned char)value, 1};
+    mc_transfer t = {devPtr, pitch, NULL, 0, width, height, (int)(unsigned char)value, 1, 0};
     return async ? mc_transfer_on(&t, stream, api) : mc_transfer_now(&t, api);
 }
 
@@ -391,7 +391,7 @@ static mcError_t copy_peer(void *dst, int dstDevice, const void *src, int srcDev
         rc = mc_device_side(src, count, srcDevice, api, "src");
     if (rc)
         return rc;
-    mc_transfer t = {dst, count, src, count, count, 1, 0, 0};
+    mc_transfer t = {dst, count, src, count, count, 1, 0, 0, 0};
     if (async)
         return mc_transfer_on(&t, stream, api);
     /* a synchronous copy follows the queued work of both devices */

@@ -287,7 +287,8 @@ static int run_transfer(void *payload)
     const mc_transfer *t = payload;
     for (size_t row = 0; row < t->height; row++) {
         char *dst = (char *)t->dst + row * t->dpitch;
-        opemu_sanitize_transfer(dst, t->is_set ? NULL : (const char *)t->src + row * t->spitch, t->width, t->is_set, 0);
+        opemu_sanitize_transfer(dst, t->is_set ? NULL : (const char *)t->src + row * t->spitch, t->width, t->is_set,
+                                t->synchronous);
         if (t->is_set)
             memset(dst, t->value, t->width);
         else if (dst != (const char *)t->src + row * t->spitch)
@@ -296,11 +297,14 @@ static int run_transfer(void *payload)
     return 0;
 }
 
-/* A synchronous copy or set runs after the device's queued work, as on the legacy default stream. */
+/* A synchronous copy or set runs on the legacy default stream: after the queued work of every stream
+ * but the non-blocking ones, which it does not wait for (a read of what they will still write is stale). */
 mcError_t mc_transfer_now(const mc_transfer *t, const char *api)
 {
-    int pending = opemu_device_drain(current_device);
-    run_transfer((void *)t);
+    int pending = opemu_device_drain_where(current_device, mc_stream_blocking);
+    mc_transfer now = *t;
+    now.synchronous = 1;
+    run_transfer(&now);
     return pending ? mc_from_runtime(pending, api) : mcSuccess;
 }
 
@@ -327,7 +331,7 @@ static mcError_t copy_1d(void *dst, const void *src, size_t count, mcMemcpyKind 
     mcError_t rc = mc_check_copy(dst, count, src, count, kind, api);
     if (rc)
         return rc;
-    mc_transfer t = {dst, count, src, count, count, 1, 0, 0};
+    mc_transfer t = {dst, count, src, count, count, 1, 0, 0, 0};
     return async ? mc_transfer_on(&t, stream, api) : mc_transfer_now(&t, api);
 }
 
@@ -351,7 +355,7 @@ static mcError_t set_1d(void *devPtr, int value, size_t count, mcStream_t stream
                           : mc_fail(mcErrorInvalidValue, "%s: devPtr is null", api);
     if (rc)
         return rc;
-    mc_transfer t = {devPtr, count, NULL, 0, count, 1, (int)(unsigned char)value, 1};
+    mc_transfer t = {devPtr, count, NULL, 0, count, 1, (int)(unsigned char)value, 1, 0};
     return async ? mc_transfer_on(&t, stream, api) : mc_transfer_now(&t, api);
 }
 

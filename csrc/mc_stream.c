@@ -56,6 +56,11 @@ static attributes lookup(mcStream_t stream)
     return found;
 }
 
+int mc_stream_blocking(const opemu_stream *s)
+{
+    return !(lookup((mcStream_t)s).flags & mcStreamNonBlocking);
+}
+
 OPEMU_EXPORT mcError_t mcDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     if (leastPriority) /* either may be null: that one is not returned */

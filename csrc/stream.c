@@ -183,8 +183,9 @@ opemu_stream *opemu_stream_resolve(aclrtStream stream, int *error)
 
 int32_t opemu_stream_device(const opemu_stream *s) { return s->ctx->device; }
 
-/* Applies `fn` to every live stream of `device` (all devices when device < 0). */
-static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
+/* Applies `fn` to every live stream of `device` (all devices when device < 0) that `which` accepts
+ * (every one when it is NULL). */
+static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int (*which)(const opemu_stream *))
 {
     int first_error = 0;
     pthread_mutex_lock(&streams_lock);
@@ -198,7 +199,7 @@ static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
             list[n++] = s;
     pthread_mutex_unlock(&streams_lock);
     for (size_t i = 0; i < n; i++) {
-        if (!opemu_handle_is(list[i], OPEMU_KIND_STREAM))
+        if (!opemu_handle_is(list[i], OPEMU_KIND_STREAM) || (which && !which(list[i])))
             continue;
         int rc = fn(list[i]);
         if (rc && !first_error)
@@ -208,7 +209,17 @@ static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
     return first_error;
 }
 
+static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
+{
+    return for_each_stream_where(device, fn, NULL);
+}
+
 int opemu_device_drain(int32_t device) { return for_each_stream(device, opemu_stream_drain); }
+
+int opemu_device_drain_where(int32_t device, int (*which)(const opemu_stream *))
+{
+    return for_each_stream_where(device, opemu_stream_drain, which);
+}
 
 static int release_user_stream(opemu_stream *s)
 {

@@ -1,5 +1,6 @@
 """`opemu check` on MACA programs: the same findings as for CANN ones (reads of unwritten memory,
-overruns of the requested size, double frees, an mcDNN routine writing past its allocation,
+overruns of the requested size, double frees, an mcDNN routine writing past its allocation, a host
+read of an mcDNN routine's output before its non-blocking stream is synchronised,
 mcDNN objects never destroyed, a host dereference of device memory), and leaks reported at a
 device reset as compute-sanitizer does."""
 import subprocess
@@ -17,6 +18,7 @@ EXPECTED = {
     "double-free": ("double-free", "mcFree: "),
     "routine-overrun": ("out-of-bounds", "mcdnnActivationForward: y: 256 bytes"),
     "workspace-overrun": ("out-of-bounds", "mcdnnConvolutionForward: workSpace: "),
+    "unsynchronized-read": ("unsynchronized-read", "is read while 1 write(s) to it wait on a stream"),
     "mcdnn-leak": ("leak", "1 mcdnnTensorDescriptor_t object(s) were never destroyed"),
     "mc-reset-leak": ("leak", '(64 bytes) was never freed, at the device\'s reset | call: {"function": "mcDeviceReset"'),
     "host-access": ("host-access", "the host dereferenced device memory at "),

@@ -87,3 +87,30 @@ def test_pooling_sample_routes_each_gradient_to_its_windows_max(build_dir):
     dx = lines[lines.index("dx (dy = 1 routed to each window's max):") + 1:]
     assert [row.split() for row in dx] == [["0", "0", "1", "0"], ["1", "0", "0", "0"], ["0", "1", "0", "1"],
                                            ["0", "0", "0", "0"]]
+
+
+def test_a_synchronous_copy_waits_for_blocking_streams_only(build_dir):
+    """mcMemcpy runs on the legacy default stream: it waits for work queued on streams created without
+    mcStreamNonBlocking, not for the non-blocking ones (seen with OPEMU_STREAM=deferred, where a queued
+    copy runs only at a synchronisation point)."""
+    from conftest import compile_source, run_program
+    output = compile_source(build_dir, "legacy_stream_copy", r'''#include <cstdio>
+#include <mcr/mc_runtime.h>
+int main() {
+  int one = 1, two = 2, seen[2] = {0, 0};
+  void *d[2];
+  mcStream_t s[2];
+  for (int i = 0; i < 2; i++) {
+    mcMalloc(&d[i], sizeof(int));
+    mcMemset(d[i], 0, sizeof(int));
+    mcStreamCreateWithFlags(&s[i], i ? mcStreamNonBlocking : mcStreamDefault);
+    mcMemcpyAsync(d[i], i ? &two : &one, sizeof(int), mcMemcpyHostToDevice, s[i]);
+    mcMemcpy(&seen[i], d[i], sizeof(int), mcMemcpyDeviceToHost);
+  }
+  mcDeviceSynchronize();
+  printf("%d %d\n", seen[0], seen[1]);
+  return 0;
+}
+''', ["mcruntime"], library_dir="lib")
+    assert run_program(output, env={"OPEMU_STREAM": "deferred"}).stdout.split() == ["1", "0"]
+    assert run_program(output).stdout.split() == ["1", "2"]   # eager: every queued copy has run

@@ -8,7 +8,7 @@
 #include <mc_runtime.h>
 #include <mcdnn/mcdnn.h>
 
-static int relu(size_t y_bytes)  // y described as 64 floats; the app allocated y_bytes
+static int relu(size_t y_bytes, bool read_before_sync = false)  // y: 64 floats described, y_bytes allocated
 {
     mcdnnHandle_t h;
     mcdnnTensorDescriptor_t d;
@@ -23,8 +23,17 @@ static int relu(size_t y_bytes)  // y described as 64 floats; the app allocated 
     mcMalloc(&x, sizeof x_host);
     mcMalloc(&y, y_bytes);
     mcMemcpy(x, x_host, sizeof x_host, mcMemcpyHostToDevice);
+    mcStream_t stream = nullptr;
+    if (read_before_sync) {  // a stream the legacy default stream does not wait for
+        mcStreamCreateWithFlags(&stream, mcStreamNonBlocking);
+        mcdnnSetStream(h, stream);
+    }
     int rc = mcdnnActivationForward(h, act, &alpha, d, x, &beta, d, y);
+    if (read_before_sync)
+        mcMemcpy(x_host, y, sizeof x_host, mcMemcpyDeviceToHost);  // y before its stream is synchronised
     mcDeviceSynchronize();
+    if (stream)
+        mcStreamDestroy(stream);
     mcFree(x);
     mcFree(y);
     mcdnnDestroyActivationDescriptor(act);
@@ -93,6 +102,7 @@ static std::map<std::string, std::function<int()>> cases = {
          return 0;
      }},
     {"routine-overrun", [] { return relu(200); }},  // 256 bytes written, 200 requested
+    {"unsynchronized-read", [] { return relu(256, true); }},
     {"workspace-overrun", [] { return convolution(64); }},  // the size passed is the one queried
     {"mcdnn-leak", [] {
          mcdnnHandle_t h;
