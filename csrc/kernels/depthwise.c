@@ -12,11 +12,11 @@
 #define LANES 16
 
 #define DEFINE_DEPTHWISE(T, SUFFIX)                                                                       \
-    static void taps_##SUFFIX(int64_t rows, int64_t taps, const int64_t *offsets, const T *w, const T *in, \
-                              int64_t in_row, T *out, int64_t out_row, int64_t m)                          \
+    static void taps_##SUFFIX(int64_t rows, int64_t taps, const int64_t *offsets, const T *w, int64_t w_row, \
+                              const T *in, int64_t in_row, T *out, int64_t out_row, int64_t m)             \
     {                                                                                                     \
         for (int64_t r = 0; r < rows; r++) {                                                              \
-            const T *wr = w + r * taps, *ir = in + r * in_row;                                            \
+            const T *wr = w + r * w_row, *ir = in + r * in_row;                                           \
             T *o = out + r * out_row;                                                                     \
             for (int64_t j = 0; j < m; j++)                                                               \
                 o[j] = (T)0;                                                                              \
@@ -30,7 +30,8 @@
         }                                                                                                 \
     }                                                                                                     \
     static void filter_##SUFFIX(int64_t rows, int64_t taps, const int64_t *offsets, const T *dy,          \
-                                int64_t dy_row, const T *in, int64_t in_row, T *dw, int64_t m)            \
+                                int64_t dy_row, const T *in, int64_t in_row, T *dw, int64_t dw_row,       \
+                                int64_t m)                                                                \
     {                                                                                                     \
         for (int64_t r = 0; r < rows; r++)                                                                \
             for (int64_t t = 0; t < taps; t++) {                                                          \
@@ -52,7 +53,7 @@
                 T total = (T)0;                                                                           \
                 for (int k = 0; k < LANES; k++)                                                           \
                     total = total + lane[k];                                                              \
-                dw[r * taps + t] = total;                                                                 \
+                dw[r * dw_row + t] = total;                                                               \
             }                                                                                             \
     }
 
@@ -60,24 +61,26 @@ DEFINE_DEPTHWISE(float, f32)
 DEFINE_DEPTHWISE(double, f64)
 
 int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *w,
-                                const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m)
+                                int64_t w_row, const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m)
 {
     if (size == 4)
-        taps_f32(rows, taps, offsets, (const float *)w, (const float *)in, in_row, (float *)out, out_row, m);
+        taps_f32(rows, taps, offsets, (const float *)w, w_row, (const float *)in, in_row, (float *)out, out_row, m);
     else if (size == 8)
-        taps_f64(rows, taps, offsets, (const double *)w, (const double *)in, in_row, (double *)out, out_row, m);
+        taps_f64(rows, taps, offsets, (const double *)w, w_row, (const double *)in, in_row, (double *)out, out_row,
+                 m);
     else
         return -1;
     return 0;
 }
 
 int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *dy,
-                                  int64_t dy_row, const void *in, int64_t in_row, void *dw, int64_t m)
+                                  int64_t dy_row, const void *in, int64_t in_row, void *dw, int64_t dw_row, int64_t m)
 {
     if (size == 4)
-        filter_f32(rows, taps, offsets, (const float *)dy, dy_row, (const float *)in, in_row, (float *)dw, m);
+        filter_f32(rows, taps, offsets, (const float *)dy, dy_row, (const float *)in, in_row, (float *)dw, dw_row, m);
     else if (size == 8)
-        filter_f64(rows, taps, offsets, (const double *)dy, dy_row, (const double *)in, in_row, (double *)dw, m);
+        filter_f64(rows, taps, offsets, (const double *)dy, dy_row, (const double *)in, in_row, (double *)dw, dw_row,
+                   m);
     else
         return -1;
     return 0;

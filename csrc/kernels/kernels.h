@@ -60,14 +60,14 @@ int opemu_kernel_ema_adam(int dtype, int mode, const void *k, const void *grad, 
                           void *v, void *s, int64_t n);
 
 /* Depthwise convolution on the padded grid (csrc/kernels/depthwise.c), `rows` channels of `m` positions;
- * row strides in elements, offsets of the `taps` window elements into each `in` row.
- * taps: out[r][j] = +0 + Σ_t w[r][t] * in[r][j + offsets[t]], in t order (w dense, rows x taps).
- * filter: dw[r][t] = Σ_j dy[r][j] * in[r][j + offsets[t]], summed in 16 lanes then across them (dw dense).
- * out must not overlap in. Returns 0, or -1 for a size it does not handle. */
+ * each array with its row stride in elements, offsets of the `taps` window elements into each `in` row.
+ * taps: out[r][j] = +0 + Σ_t w[r][t] * in[r][j + offsets[t]], in t order.
+ * filter: dw[r][t] = Σ_j dy[r][j] * in[r][j + offsets[t]], summed in 16 lanes then across them.
+ * The output must not overlap the inputs. Returns 0, or -1 for a size it does not handle. */
 int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *w,
-                                const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m);
+                                int64_t w_row, const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m);
 int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *dy,
-                                  int64_t dy_row, const void *in, int64_t in_row, void *dw, int64_t m);
+                                  int64_t dy_row, const void *in, int64_t in_row, void *dw, int64_t dw_row, int64_t m);
 
 /* The streaming floor of a memory-bound op: reads `inputs` arrays of n floats and writes `outputs`
  * (the last ones of the same list), one pass, the least work that touches those bytes. */

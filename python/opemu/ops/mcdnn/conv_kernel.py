@@ -297,30 +297,22 @@ def _sum_over_q(matrices, shifted, g, scratch, rows, m, start):
     return scratch.out[:rows, :m]
 
 
-def _grid_forward(images, w, g, scratch):
-    nb, m = images.shape[0], images.shape[0] * g.plane
-    _place(images, _on_grid(scratch.operand(reverse=False), g, nb, g.c, 0, _interior(g)))
+def _grid_pass(source, w, g, scratch, reverse):
+    """The forward (x -> y) or, `reverse`, the backward data (dy -> dx): the same sums on the grid with the
+    shifts reversed, dy sitting `reach` into its rows, and the filter's inputs and outputs exchanged."""
+    nb, m = source.shape[0], source.shape[0] * g.plane
+    rows_in, rows_out = (g.k, g.c) if reverse else (g.c, g.k)
+    _place(source, _on_grid(scratch.operand(reverse), g, nb, rows_in, g.reach if reverse else 0,
+                            _outputs(g) if reverse else _interior(g)))
     if g.depthwise:
-        out = scratch.out[:g.k, :m]
-        depthwise_taps(w.reshape(g.k, g.rs), scratch.operand(reverse=False), _tap_offsets(g, reverse=False), out)
-        return _on_grid(out, g, nb, g.k, 0, _outputs(g))
-    shifted = _shifts(g, scratch, g.c, m, reverse=False)
-    taps = [_taps(w, g, q) for q in range(len(g.outer_offsets))]
-    out = _sum_over_q(taps, shifted, g, scratch, g.k, m, lambda q: g.outer_offsets[q])
-    return _on_grid(out, g, nb, g.k, 0, _outputs(g))
-
-
-def _grid_backward_data(dy, w, g, scratch):
-    nb, m = dy.shape[0], dy.shape[0] * g.plane
-    _place(dy, _on_grid(scratch.operand(reverse=True), g, nb, g.k, g.reach, _outputs(g)))
-    if g.depthwise:
-        dx = scratch.out[:g.c, :m]
-        depthwise_taps(w.reshape(g.c, g.rs), scratch.operand(reverse=True), _tap_offsets(g, reverse=True), dx)
-        return _on_grid(dx, g, nb, g.c, 0, _interior(g))
-    shifted = _shifts(g, scratch, g.k, m, reverse=True)
-    taps = [_transposed_taps(w, g, q) for q in range(len(g.outer_offsets))]
-    dx = _sum_over_q(taps, shifted, g, scratch, g.c, m, lambda q: g.outer_reach - g.outer_offsets[q])
-    return _on_grid(dx, g, nb, g.c, 0, _interior(g))
+        result = scratch.out[:rows_out, :m]
+        depthwise_taps(w.reshape(rows_out, g.rs), scratch.operand(reverse), _tap_offsets(g, reverse), result)
+    else:
+        shifted = _shifts(g, scratch, rows_in, m, reverse)
+        taps = [(_transposed_taps if reverse else _taps)(w, g, q) for q in range(len(g.outer_offsets))]
+        start = (lambda q: g.outer_reach - g.outer_offsets[q]) if reverse else (lambda q: g.outer_offsets[q])
+        result = _sum_over_q(taps, shifted, g, scratch, rows_out, m, start)
+    return _on_grid(result, g, nb, rows_out, 0, _interior(g) if reverse else _outputs(g))
 
 
 def _grid_backward_filter(images, dy, g, scratch, acc):
@@ -354,25 +346,26 @@ def _tap_offsets(g, reverse):
     return np.array([g.reach - o for o in offsets] if reverse else offsets, np.int64)
 
 
-def _rows_apart(fn, rows, work):
-    """fn(lo, hi) over row ranges on the pool's threads (the kernels release the GIL)."""
-    parallel.split(rows, fn, worth=work >= PARALLEL_MIN)
+def _by_rows(kernel, offsets, m, *arrays):
+    """kernel(size, rows, taps, offsets, then each array's address and row stride in elements, m) over row
+    ranges on the pool's threads (the kernels release the GIL); False when the dtype is not theirs."""
+    lib, item = kernels.lib(), arrays[0].itemsize
+    if lib is None or arrays[0].dtype not in (np.float32, np.float64):
+        return False
+    table = kernels.int64_pointer(offsets)
+
+    def run(lo, hi):
+        rows = [part for a in arrays for part in (kernels.strided_address(a[lo:hi]), a.strides[0] // item)]
+        getattr(lib, kernel)(item, hi - lo, len(offsets), table, *rows, m)
+    parallel.split(len(arrays[0]), run, worth=len(arrays[0]) * m * len(offsets) >= PARALLEL_MIN)
+    return True
 
 
 def depthwise_taps(w, operand, offsets, out):
     """out (rows, m) = +0 + Σ_t w[:, t] * operand[:, offsets[t]:][:, :m], one product and one sum per tap
     in t order."""
-    rows, m = out.shape
-    lib = kernels.lib()
-    if lib is not None and w.dtype in (np.float32, np.float64):
-        offs = kernels.int64_pointer(offsets)
-        item = out.itemsize
-
-        def run(lo, hi):
-            lib.opemu_kernel_depthwise_taps(item, hi - lo, len(offsets), offs, kernels.address(w[lo:hi]),
-                                            kernels.strided_address(operand[lo:hi]), operand.strides[0] // item,
-                                            kernels.strided_address(out[lo:hi]), out.strides[0] // item, m)
-        _rows_apart(run, rows, rows * m * len(offsets))
+    m = out.shape[1]
+    if _by_rows("opemu_kernel_depthwise_taps", offsets, m, w, operand, out):
         return
     out[...] = 0
     product = np.empty_like(out)
@@ -387,16 +380,7 @@ def depthwise_filter(dy, operand, offsets):
     the last block padded with +0), then across the lanes in order."""
     rows, m = dy.shape
     dw = np.empty((rows, len(offsets)), dy.dtype)
-    lib = kernels.lib()
-    if lib is not None and dy.dtype in (np.float32, np.float64):
-        offs = kernels.int64_pointer(offsets)
-        item = dy.itemsize
-
-        def run(lo, hi):
-            lib.opemu_kernel_depthwise_filter(item, hi - lo, len(offsets), offs, kernels.strided_address(dy[lo:hi]),
-                                              dy.strides[0] // item, kernels.strided_address(operand[lo:hi]),
-                                              operand.strides[0] // item, kernels.address(dw[lo:hi]), m)
-        _rows_apart(run, rows, rows * m * len(offsets))
+    if _by_rows("opemu_kernel_depthwise_filter", offsets, m, dy, operand, dw):
         return dw
     products = np.zeros((rows, -(-m // LANES) * LANES), dy.dtype)
     for t, offset in enumerate(offsets):   # the caller judges inf and NaN (0 * inf in the grid's gaps)
@@ -413,7 +397,9 @@ def depthwise_filter(dy, operand, offsets):
 
 def forward_chunk(images, wmat, g, scratch):
     """(nb, K, out…) result of a chunk of images, in the compute dtype (a view of the scratch)."""
-    return (_grid_forward if isinstance(scratch, GridScratch) else _columns_forward)(images, wmat, g, scratch)
+    if isinstance(scratch, GridScratch):
+        return _grid_pass(images, wmat, g, scratch, reverse=False)
+    return _columns_forward(images, wmat, g, scratch)
 
 
 def backward_data_scratch(wmat, g, scratch):
@@ -426,7 +412,9 @@ def backward_data_scratch(wmat, g, scratch):
 
 def backward_data_chunk(dy, wmat, g, scratch):
     """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch)."""
-    return (_grid_backward_data if isinstance(scratch, GridScratch) else _columns_backward_data)(dy, wmat, g, scratch)
+    if isinstance(scratch, GridScratch):
+        return _grid_pass(dy, wmat, g, scratch, reverse=True)
+    return _columns_backward_data(dy, wmat, g, scratch)
 
 
 def backward_filter(operands, g, scratch, ct):
