@@ -51,6 +51,7 @@ FLOAT, FLOAT16, BF16 = dtypes.acl("FLOAT"), dtypes.acl("FLOAT16"), dtypes.acl("B
 TARGET_DTYPES = [dtypes.acl("INT64"), dtypes.acl("UINT8"), dtypes.acl("INT32")]
 NONE, MEAN, SUM = 0, 1, 2
 PARALLEL_FILL = 1 << 22  # elements of out worth zeroing on several cores
+SMALL_FILL = 1 << 12    # elements below which NumPy's fill is cheaper than a memset through ctypes
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,10 +90,14 @@ def _targets(target, classes, ignore, op, validated):
     """(positions kept, their classes, what a stray access is) of a flattened target; `validated`:
     the kernel traps on a kept class outside [0, C) (the 950's), else its accesses go where it
     points. `what` is None when every kept class is inside."""
-    flat = target.reshape(-1).astype(np.int64)
+    flat = np.asarray(target.reshape(-1), np.int64)   # no copy when it is int64 already
     kept = np.flatnonzero(flat != ignore)
     t = flat[kept]
-    if not t.size or (int(t.min()) >= 0 and int(t.max()) < classes):
+    if not t.size:
+        return kept, t, None
+    # a few targets: Python's min and max beat two NumPy reductions' call cost
+    low, high = (min(listed := t.tolist()), max(listed)) if t.size <= 64 else (int(t.min()), int(t.max()))
+    if low >= 0 and high < classes:
         return kept, t, None
     bad = int(kept[np.flatnonzero((t < 0) | (t >= classes))[0]])
     what = "%s: target[%d] = %d is outside the %d classes (and is not ignoreIndex %d)" % (
@@ -117,6 +122,9 @@ def _zero(array):
     cache lines without reading them first, about twice as fast as NumPy's fill, which loads each
     line before storing to it. Other layouts are filled by NumPy, rows split among the cores."""
     if array.size == 0:
+        return
+    if array.size <= SMALL_FILL:   # a few elements: NumPy's fill costs less than a foreign call
+        array.fill(0)
         return
     if array.flags.c_contiguous:
         size, base = array.nbytes, array.ctypes.data
@@ -297,8 +305,8 @@ class _NLLLossBackwardBase(AclnnOp):
         kept, t, what = _targets(target, out.shape[1], a.ignoreIndex, self.name, a.validates_targets)
         where = _coordinates(out.shape, kept, t)
         scatter = None if what is None else stray.Scatter(out, where, what)  # faults before any write
-        weight = _gather(v["weight"].reshape(-1), (t,), what).astype(np.float32)
-        grad = v["gradOutput"].reshape(-1).astype(np.float32)
+        weight = np.asarray(_gather(v["weight"].reshape(-1), (t,), what), np.float32)   # a copy only to widen
+        grad = np.asarray(v["gradOutput"].reshape(-1), np.float32)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             if a.reduction == NONE:
                 scale = grad[kept]
