@@ -115,3 +115,32 @@ def test_a_buffer_freed_after_a_call_is_an_illegal_address_at_the_next(handle):
     assert "illegal memory access" in recent_error()
     DX.address = None
     lib().mcdnnDestroyActivationDescriptor(act)
+
+
+def pooling_backward(handle, pool, ydesc, xdesc, Y, DY, X, DX):
+    return call("mcdnnPoolingBackward", handle, pool, scale(1, FLOAT), ydesc.handle, Y.address, ydesc.handle,
+                DY.address, xdesc.handle, X, scale(0, FLOAT), xdesc.handle, DX.address)
+
+
+def test_pooling_descriptor_set_again_is_checked_and_read_at_the_next_call(handle):
+    """Pooling keeps a passing check's verdict and its geometry per descriptor content: a descriptor set
+    again is judged again (max pooling needs x, average pooling does not) and pools as now set."""
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    xdesc, ydesc = Desc(FLOAT, x.shape), Desc(FLOAT, (1, 1, 2, 2))
+    pool = ctypes.c_void_p()
+    assert lib().mcdnnCreatePoolingDescriptor(ctypes.byref(pool)) == 0
+    assert lib().mcdnnSetPooling2dDescriptor(pool, 1, 0, 2, 2, 0, 0, 2, 2) == 0   # average, counting padding
+    X, Y, DY, DX = (DeviceTensor(xdesc, x), DeviceTensor(ydesc, np.zeros((1, 1, 2, 2), np.float32)),
+                    DeviceTensor(ydesc, np.full((1, 1, 2, 2), 4.0, np.float32)), DeviceTensor(xdesc))
+    assert pooling_backward(handle, pool, ydesc, xdesc, Y, DY, None, DX) == 0, recent_error()   # x unread
+    np.testing.assert_array_equal(DX.read(), np.ones(x.shape, np.float32))
+    assert lib().mcdnnSetPooling2dDescriptor(pool, 0, 0, 2, 2, 0, 0, 2, 2) == 0   # max: x must be given
+    assert pooling_backward(handle, pool, ydesc, xdesc, Y, DY, None, DX) == BAD_PARAM
+    assert "must not be null for max pooling" in recent_error()
+    assert lib().mcdnnSetPooling2dDescriptor(pool, 0, 0, 1, 1, 0, 0, 2, 2) == 0   # 1x1 windows
+    Y = DeviceTensor(ydesc, x[:, :, ::2, ::2].copy())   # the 1x1 windows' maxima
+    assert pooling_backward(handle, pool, ydesc, xdesc, Y, DY, X.address, DX) == 0, recent_error()
+    expected = np.zeros(x.shape, np.float32)
+    expected[:, :, ::2, ::2] = 4.0
+    np.testing.assert_array_equal(DX.read(), expected)
+    lib().mcdnnDestroyPoolingDescriptor(pool)

@@ -16,6 +16,7 @@ BAD_PARAM: a NULL argument; a pooling descriptor whose dimensions do not fit the
 the input and output differ; (backward, seed) dims or strides of y and dy, or of x and dx, differ;
 the data types of the tensors differ. NOT_SUPPORTED: other than 2 or 3 spatial dimensions; a
 tensor whose innermost (w) stride is not 1 — which, as the seed states, rules out NHWC layouts."""
+import functools
 import itertools
 import math
 
@@ -38,6 +39,7 @@ def _reach(size, out, k, s, p):
     return max(0, (p - k) // s + 1), min(out - 1, -(-(size + p) // s) - 1)
 
 
+@functools.lru_cache(maxsize=256)   # descriptor snapshots are shared per content: a repeated call looks it up
 def _geometries(pool, in_shape, out_shape):
     """The pooling as _Geometry pieces, each a box of outputs: one piece, except that a dimension
     whose reaching windows read the input at window elements spread over more than twice the input
@@ -48,12 +50,12 @@ def _geometries(pool, in_shape, out_shape):
         size, out, k, s, p = in_shape[2 + i], out_shape[2 + i], pool.window[i], pool.stride[i], pool.padding[i]
         first, last = _reach(size, out, k, s, p)
         if first > last:
-            return [_Geometry(pool, in_shape, out_shape, None)]
+            return (_Geometry(pool, in_shape, out_shape, None),)
         # the window elements the reaching windows read, [j_lo, j_hi), span far more than the input
         span = min(k, size - (first * s - p)) - max(0, p - last * s)
         sparse = s >= size and span > max(2 * size, _SPARSE_SPAN)
         per_dim.append([(o, o) for o in range(first, last + 1)] if sparse else [(first, last)])
-    return [_Geometry(pool, in_shape, out_shape, ranges) for ranges in itertools.product(*per_dim)]
+    return tuple(_Geometry(pool, in_shape, out_shape, ranges) for ranges in itertools.product(*per_dim))
 
 
 class _Geometry:
@@ -343,15 +345,21 @@ def _c_max_backward(geometry, y, dy, x, dx):
             or any(t.dtype != dx.dtype or t.strides[-1] != dx.itemsize for t in arrays)
             or any(np.may_share_memory(dx, t) for t in (x, y, dy))):
         return False
-    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = geometry.dims
     item = dx.itemsize
-    strides = {}
-    for name, t in zip(("x", "y", "dy", "dx"), arrays):
-        strides.update({name + "_image": t.strides[0] // item, name + "_plane": t.strides[1] // item,
-                        name + "_row": t.strides[2] // item})
-    g = kernels.pool_geometry(h=h, w=w, oh=oh, ow=ow, kh=kh, kw=kw, sh=sh, sw=sw, ph=ph, pw=pw, **strides)
+    g = _kernel_geometry(tuple(geometry.dims), item, tuple(t.strides[:3] for t in arrays))
     return lib.opemu_kernel_max_pool_backward(item, g, *[kernels.strided_address(t) for t in arrays],
                                               dx.shape[0], dx.shape[1]) == 0
+
+
+@functools.lru_cache(maxsize=256)
+def _kernel_geometry(dims, item, strides):
+    """The kernel's struct for a 2-D geometry and the (image, plane, row) byte strides of x, y, dy, dx:
+    made once per layout, as an app repeats its calls."""
+    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = dims
+    fields = {}
+    for name, (image, plane, row) in zip(("x", "y", "dy", "dx"), strides):
+        fields.update({name + "_image": image // item, name + "_plane": plane // item, name + "_row": row // item})
+    return kernels.pool_geometry(h=h, w=w, oh=oh, ow=ow, kh=kh, kw=kw, sh=sh, sw=sw, ph=ph, pw=pw, **fields)
 
 
 class PoolingForward(mcdnn.McdnnOp):
@@ -384,12 +392,21 @@ class PoolingBackward(mcdnn.McdnnOp):
     outputs = ("dx",)
 
     def check(self, a):
-        mcdnn.require(a, "poolingDesc", "dyDesc", "dxDesc", "dy", "dx")
+        null = mcdnn.device.ffi.NULL
+        mcdnn.checked((self.name, a.poolingDesc, a.yDesc, a.dyDesc, a.xDesc, a.dxDesc, a.y == null, a.dy == null,
+                       a.x == null, a.dx == null, a.alpha == null, a.beta == null), self.verdict, a)
         a.is_max = a.poolingDesc.mode in _MAX_MODES
-        if a.is_max:
-            mcdnn.require(a, "yDesc", "xDesc", "y", "x", what="must not be null for max pooling")
         a.alpha_value = mcdnn.scaling(a.alpha, a.dyDesc, "alpha")
         a.beta_value = mcdnn.scaling(a.beta, a.dyDesc, "beta")
+        if not a.is_max:  # average pooling reads neither x nor y
+            a.x = a.y = null
+
+    def verdict(self, a):
+        mcdnn.require(a, "poolingDesc", "dyDesc", "dxDesc", "dy", "dx")
+        if a.poolingDesc.mode in _MAX_MODES:
+            mcdnn.require(a, "yDesc", "xDesc", "y", "x", what="must not be null for max pooling")
+        mcdnn.scaling(a.alpha, a.dyDesc, "alpha")
+        mcdnn.scaling(a.beta, a.dyDesc, "beta")
         named = [(n, getattr(a, n)) for n in ("yDesc", "dyDesc", "xDesc", "dxDesc") if getattr(a, n) is not None]
         _check_tensor_layouts(a.poolingDesc, named)
         for first, second in (("yDesc", "dyDesc"), ("xDesc", "dxDesc")):
@@ -400,8 +417,6 @@ class PoolingBackward(mcdnn.McdnnOp):
         mcdnn.same_type(mcdnn.bad_param, *named)
         _same_batch_and_channels(("dyDesc", a.dyDesc), ("dxDesc", a.dxDesc))
         _check_supported(a.poolingDesc, named)
-        if not a.is_max:  # average pooling reads neither x nor y
-            a.x = a.y = mcdnn.device.ffi.NULL
 
     def compute(self, a, v):
         ct = a.dyDesc.compute_dtype
