@@ -196,7 +196,7 @@ def check_probe(build_dir):
     return build(ROOT / "tests" / "c" / "mcblas_check_probe.cpp", build_dir / "mcblas_check_probe")
 
 
-@pytest.mark.parametrize("kind", ["clean", "uninitialized-read", "out-of-bounds"])
+@pytest.mark.parametrize("kind", ["clean", "uninitialized-read", "out-of-bounds", "unsynchronized-read"])
 def test_opemu_check_sees_what_mcblas_kernels_read_and_write(check_probe, kind):
     from test_check import opemu_check
     result = opemu_check(check_probe, kind)

@@ -22,6 +22,9 @@ class _Entry:
         self.encoded = name.encode()
         self.names = [param for param, _ in meta["params"]]
         self.has_handle = bool(meta["params"]) and meta["params"][0][1].startswith("mcblasHandle_t")
+        # what a routine may write: its non-const pointers (C, y, x in place, a device-mode result)
+        self.written = [i for i, (_, ctype) in enumerate(meta["params"])
+                        if "*" in ctype and not ctype.startswith("const") and "[]" not in ctype]
 
     def __call__(self, *cargs):
         lib, ffi = self.lib, self.ffi
@@ -42,7 +45,9 @@ class _Entry:
         if task is None:  # a quick return: nothing to compute
             return 0
         task_id = next(_task_ids)
-        TASKS[task_id] = (self.name, task)
+        written = [cargs[i] for i in self.written] if lib.opemu_strict() else []
+        TASKS[task_id] = (self.name, task, written)
+        _pending(lib, written, +1)   # the outputs wait on the stream until the task has run (opemu check)
         stream = getattr(call, "stream", ffi.NULL)
         rc = lib.opemu_mcblas_submit(handle if handle is not None else ffi.NULL, stream, task_id, call.wait)
         if rc == 0:
@@ -50,9 +55,22 @@ class _Entry:
         return mcblas.INVALID_VALUE if rc < 0 else mcblas.EXECUTION_FAILED
 
 
+def _pending(lib, pointers, delta):
+    for pointer in pointers:
+        if pointer != device.ffi.NULL:
+            lib.opemu_sanitize_pending(pointer, delta)
+
+
+def _drop(lib, task_id):
+    entry = TASKS.pop(task_id, None)
+    if entry is not None:
+        _pending(lib, entry[2], -1)
+
+
 def _run(lib):
     def run(task_id):
-        name, task = TASKS.pop(task_id)
+        name, task, written = TASKS.pop(task_id)
+        _pending(lib, written, -1)
         try:
             task()
             return 0
@@ -79,4 +97,4 @@ def attach(ffi, lib):
                 % (exc_type.__name__, exc_value, origin))
 
     ffi.def_extern(name="opemu_py_mcblas_run", error=bridge_mcdnn.LAUNCH_FAILURE, onerror=on_error)(_run(lib))
-    ffi.def_extern(name="opemu_py_mcblas_drop", onerror=on_error)(lambda task_id: TASKS.pop(task_id, None) and None)
+    ffi.def_extern(name="opemu_py_mcblas_drop", onerror=on_error)(lambda task_id: _drop(lib, task_id))

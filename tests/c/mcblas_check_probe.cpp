@@ -1,6 +1,7 @@
 // mcBLAS under `opemu check`: one case per argument. clean: a correct GEMM; uninitialized-read: GEMM
 // reading a matrix nothing wrote; out-of-bounds: GEMM whose lda x n reaches past the bytes requested
-// (but inside the allocator's rounding, where the hardware would not fault).
+// (but inside the allocator's rounding, where the hardware would not fault); unsynchronized-read: C
+// copied to the host before the non-blocking stream the GEMM runs on is synchronised.
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -10,7 +11,7 @@
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        printf("clean\nuninitialized-read\nout-of-bounds\n");
+        printf("clean\nuninitialized-read\nout-of-bounds\nunsynchronized-read\n");
         return 0;
     }
     const char *kind = argv[1];
@@ -25,10 +26,19 @@ int main(int argc, char **argv)
         mcblasSetVector(n * n - 2, sizeof(float), host.data(), 1, b, 1);
     mcblasHandle_t handle;
     mcblasCreate(&handle);
+    mcStream_t stream = nullptr;
+    if (strcmp(kind, "unsynchronized-read") == 0) {
+        mcStreamCreateWithFlags(&stream, mcStreamNonBlocking);
+        mcblasSetStream(handle, stream);
+    }
     const float one = 1.0f, zero = 0.0f;
     int cols = strcmp(kind, "out-of-bounds") == 0 ? n : n - 1; // the clean cases stay inside b
     mcblasStatus_t status = mcblasSgemm(handle, MCBLAS_OP_N, MCBLAS_OP_N, n, cols, n, &one, a, n, b, n, &zero, c, n);
+    if (stream)
+        mcMemcpy(host.data(), c, n * n * sizeof(float), mcMemcpyDeviceToHost);  // before the stream's sync
     mcDeviceSynchronize();
+    if (stream)
+        mcStreamDestroy(stream);
     mcblasDestroy(handle);
     mcFree(a);
     mcFree(b);
