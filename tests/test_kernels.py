@@ -129,6 +129,23 @@ def test_softmax_instance_backward_is_bit_identical(n, log, dtype, reference_onl
     assert_same_bits(outputs[1], outputs[0])
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(3, 5), (17, 4099)])
+@pytest.mark.parametrize("in_place", [False, True], ids=["apart", "over-dy"])
+def test_softmax_channel_backward_is_bit_identical(shape, dtype, in_place, reference_only):
+    rng = np.random.default_rng(shape[1])
+    y, dy = (special(shape[0] * shape[1], dtype, rng).reshape(shape) for _ in range(2))
+    outputs = []
+    for numpy in (True, False):
+        reference_only(numpy)
+        grad = dy.copy()
+        dx = grad if in_place else np.empty(shape, dtype)
+        with np.errstate(all="ignore"):
+            assert softmax._channel_direct(False, y, grad, dx)
+        outputs.append(dx)
+    assert_same_bits(outputs[1], outputs[0])
+
+
 def pooled(x, window, stride, padding, out_shape):
     """y of max pooling x as opemu's forward computes it."""
     pool = mcdnn.Struct(mode=0, nan=0, nbDims=2, window=window, stride=stride, padding=padding)

@@ -37,6 +37,11 @@ int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, doubl
  * accurate/fast: dx = (dy - total) * y;  log: dx = dy - e * total with e = exp(y) (from NumPy). */
 int opemu_kernel_softmax_backward(int log, int size, double total, const void *y, const void *dy, const void *e,
                                   void *dx, int64_t n);
+/* Accurate softmax backward of one image in channel mode, dense (channels, n) rows: total[j] = the sum of
+ * dy*y down the channels from the first row; dx = (dy - total) * y. dx may be dy, not y; `total` holds n.
+ * Returns 0, or -1 for a size it does not handle or no channel. */
+int opemu_kernel_softmax_channel_backward(int size, const void *y, const void *dy, void *dx, void *total,
+                                          int64_t channels, int64_t n);
 
 /* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes: dx of each plane from x, y, dy, the window
  * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_image between images,

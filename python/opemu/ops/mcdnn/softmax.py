@@ -148,6 +148,11 @@ def _channel_direct(log, y, dy, dx):
         return False
     y, dy, dx = rows
     total = scratch.buffer("softmax sums", y.shape[1:], y.dtype)
+    lib = kernels.lib() if not log and kernels.dense(y, dy, dx) else None
+    if lib is not None:   # the same operations, fused: two passes over the image instead of four
+        return lib.opemu_kernel_softmax_channel_backward(y.itemsize, kernels.address(y), kernels.address(dy),
+                                                         kernels.address(dx), kernels.address(total),
+                                                         y.shape[0], y.shape[1]) == 0
     with np.errstate(over="ignore", invalid="ignore"):
         if log:  # dy - exp(y) * Σ dy
             g = scratch.buffer("softmax rows", y.shape, y.dtype) if np.shares_memory(dx, dy) else dx
