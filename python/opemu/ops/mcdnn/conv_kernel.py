@@ -21,7 +21,10 @@ computed (the ones past the output are dropped). The backward data is the same o
 grid (zeros between the outputs) with the shifts reversed and W transposed; the backward filter is
 dy_grid @ shifted^T per q. Reading the grid adds terms weight * 0 at the dropped positions: exactly
 zero unless a factor is inf or NaN, so a non-finite filter (backward data) or result (backward filter)
-is recomputed on columns, whose sums hold only the terms of real windows.
+is recomputed on columns, whose sums hold only the terms of real windows. With one channel per group
+(depthwise) the grid needs no shifted copies: C kernels (csrc/kernels/depthwise.c) sum each channel's
+taps and its filter gradient, bit-identical to the NumPy references below, where BLAS would run
+thousands of one-row GEMMs.
 
 A `Scratch` holds the buffers of one chunk of images; an algorithm whose scratch cuDNN keeps in the
 workspace gets them carved out of the app's workspace (so a too-small one is caught), the others use
