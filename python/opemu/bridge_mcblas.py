@@ -47,7 +47,7 @@ class _Entry:
         task_id = next(_task_ids)
         written = [cargs[i] for i in self.written] if lib.opemu_strict() else []
         TASKS[task_id] = (self.name, task, written)
-        _pending(lib, written, +1)   # the outputs wait on the stream until the task has run (opemu check)
+        bridge_mcdnn.pending(lib, written, +1)   # the outputs wait on the stream until the task has run
         stream = getattr(call, "stream", ffi.NULL)
         rc = lib.opemu_mcblas_submit(handle if handle is not None else ffi.NULL, stream, task_id, call.wait)
         if rc == 0:
@@ -55,22 +55,10 @@ class _Entry:
         return mcblas.INVALID_VALUE if rc < 0 else mcblas.EXECUTION_FAILED
 
 
-def _pending(lib, pointers, delta):
-    for pointer in pointers:
-        if pointer != device.ffi.NULL:
-            lib.opemu_sanitize_pending(pointer, delta)
-
-
-def _drop(lib, task_id):
-    entry = TASKS.pop(task_id, None)
-    if entry is not None:
-        _pending(lib, entry[2], -1)
-
-
 def _run(lib):
     def run(task_id):
         name, task, written = TASKS.pop(task_id)
-        _pending(lib, written, -1)
+        bridge_mcdnn.pending(lib, written, -1)
         try:
             task()
             return 0
@@ -97,4 +85,5 @@ def attach(ffi, lib):
                 % (exc_type.__name__, exc_value, origin))
 
     ffi.def_extern(name="opemu_py_mcblas_run", error=bridge_mcdnn.LAUNCH_FAILURE, onerror=on_error)(_run(lib))
-    ffi.def_extern(name="opemu_py_mcblas_drop", onerror=on_error)(lambda task_id: _drop(lib, task_id))
+    ffi.def_extern(name="opemu_py_mcblas_drop", onerror=on_error)(
+        lambda task_id: bridge_mcdnn.drop(lib, TASKS, task_id))

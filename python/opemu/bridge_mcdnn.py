@@ -150,32 +150,35 @@ class _Entry:
             op.compute(a, None)
             return 0
         task_id = next(_task_ids)
-        TASKS[task_id] = (op, a, layout)
-        _pending(lib, op, layout, +1)   # the outputs wait on the stream until the task has run
+        written = [pointer for name, pointer, _ in layout if name in op.outputs] if lib.opemu_strict() else []
+        TASKS[task_id] = (op, a, layout, written)
+        pending(lib, written, +1)   # the outputs wait on the stream until the task has run (opemu check)
         rc = lib.opemu_mcdnn_submit(cargs[self.handle_index], task_id)
         if rc == 0:
             return 0
         return mcdnn.BAD_PARAM if rc < 0 else mcdnn.EXECUTION_FAILED
 
 
-def _pending(lib, op, layout, delta):
-    """Marks (+1) or clears (-1) the routine's outputs as written by a queued task, for opemu check."""
-    if lib.opemu_strict():
-        for name, pointer, _ in layout:
-            if name in op.outputs:
-                lib.opemu_sanitize_pending(pointer, delta)
+def pending(lib, pointers, delta):
+    """Marks (+1) or clears (-1) what a queued task will write, for opemu check's stale-read finding;
+    `pointers` is empty unless OPEMU_STRICT is set."""
+    for pointer in pointers:
+        if pointer != device.ffi.NULL:
+            lib.opemu_sanitize_pending(pointer, delta)
 
 
-def _drop(lib, task_id):
-    entry = TASKS.pop(task_id, None)
+def drop(lib, tasks, task_id):
+    """A task its stream discards without running: its outputs are no longer pending (the last item of
+    its entry)."""
+    entry = tasks.pop(task_id, None)
     if entry is not None:
-        _pending(lib, entry[0], entry[2], -1)
+        pending(lib, entry[-1], -1)
 
 
 def _run(lib):
     def run(task_id):
-        op, a, layout = TASKS.pop(task_id)
-        _pending(lib, op, layout, -1)
+        op, a, layout, written = TASKS.pop(task_id)
+        pending(lib, written, -1)
         try:
             views = dict.fromkeys(op.tensors)
             strict = lib.opemu_strict()
@@ -209,4 +212,4 @@ def attach(ffi, lib):
         _report(lib, LAUNCH_FAILURE, "mcDNN kernel: internal error: %s: %s%s" % (exc_type.__name__, exc_value, origin))
 
     ffi.def_extern(name="opemu_py_mcdnn_run", error=LAUNCH_FAILURE, onerror=on_error)(_run(lib))
-    ffi.def_extern(name="opemu_py_mcdnn_drop", onerror=on_error)(lambda task_id: _drop(lib, task_id))
+    ffi.def_extern(name="opemu_py_mcdnn_drop", onerror=on_error)(lambda task_id: drop(lib, TASKS, task_id))
