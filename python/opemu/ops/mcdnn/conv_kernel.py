@@ -345,8 +345,8 @@ LANES = 16   # the filter gradient's partial sums (csrc/kernels/depthwise.c)
 def _tap_offsets(g, reverse):
     """Each window element's offset into the operand's rows, in window order: forward reads j + offset,
     the backward data j + reach - offset (dy sits `reach` into its row)."""
-    offsets = [outer + s * g.tap_step for outer in g.outer_offsets for s in range(g.taps)]
-    return np.array([g.reach - o for o in offsets] if reverse else offsets, np.int64)
+    offsets = np.array(g.offsets, np.int64)
+    return g.reach - offsets if reverse else offsets
 
 
 def _by_rows(kernel, offsets, m, *arrays):
