@@ -151,7 +151,7 @@ def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     scratch = kernel.backward_data_scratch(wmat, g, scratch)
     for lo, hi in kernel.chunks(g, scratch):
         result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch)
-        mcdnn.write(dx[lo:hi], np.array(result), alpha, beta)
+        mcdnn.write(dx[lo:hi], result, alpha, beta)
 
 
 def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):

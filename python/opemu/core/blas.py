@@ -1,0 +1,140 @@
+"""NumPy's own BLAS, called directly where np.matmul cannot say what is meant: C = A @ B + C (beta = 1).
+
+A sum of products built as `out += a @ b` costs NumPy a temporary and a pass over it; GEMM adds the
+product into C itself. With OpenBLAS (what NumPy's wheels bundle) the two are bit-identical as long as the
+inner dimension fits one of its K blocks: the kernel forms each element's product sum exactly as for
+beta = 0 and adds it to C with one rounding, which is what the separate add does. So this is a kernel in
+the sense of opemu.core.kernels: the NumPy twin is matmul then add (tests/test_kernels_blas.py holds the
+pair to the same bits), `OPEMU_KERNELS=numpy` selects the twin, and so does a NumPy whose BLAS is not the
+bundled OpenBLAS (another library may block or round differently, and only the bundled one is found).
+`K_BLOCK` is the inner dimension callers split their sums into, well inside every OpenBLAS core's K block.
+
+Operands are 2-D views with one unit stride (either: a transposed view is passed as such), so a window of
+a larger buffer is used in place."""
+import contextlib
+import ctypes
+import glob
+import os
+import threading
+
+import numpy as np
+
+from opemu.core import kernels
+
+K_BLOCK = 128
+
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_NAMES = {np.dtype(np.float32): ("scipy_cblas_sgemm64_", ctypes.c_float),
+          np.dtype(np.float64): ("scipy_cblas_dgemm64_", ctypes.c_double)}
+_gemms = None
+_threads = None            # OpenBLAS's (get, set) of its thread count
+_threads_lock = threading.Lock()
+_single = [0, None]        # callers inside single_threaded(), the count to restore after the last
+
+
+def _bundled_library():
+    """The OpenBLAS of NumPy's wheel (numpy.libs next to the package), or None."""
+    here = os.path.dirname(np.__file__)
+    for pattern in (os.path.join(here, os.pardir, "numpy.libs", "libscipy_openblas64_*"),
+                    os.path.join(here, ".dylibs", "libscipy_openblas64_*")):
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    return None
+
+
+def _load():
+    path = _bundled_library() if kernels.USE_C else None
+    if path is None:
+        return {}
+    try:
+        library = ctypes.CDLL(path)
+    except OSError:
+        return {}
+    gemms = {}
+    size = ctypes.c_int64
+    for dtype, (name, scalar) in _NAMES.items():
+        function = getattr(library, name, None)
+        if function is None:
+            continue
+        pointer = ctypes.c_void_p
+        function.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, size, size, size, scalar, pointer, size,
+                             pointer, size, scalar, pointer, size]
+        function.restype = None
+        gemms[dtype] = function
+    global _threads
+    get, set_ = (getattr(library, name, None) for name in ("scipy_openblas_get_num_threads64_",
+                                                           "scipy_openblas_set_num_threads64_"))
+    if get is not None and set_ is not None:
+        get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
+        _threads = (get, set_)
+    return gemms
+
+
+def available(dtype):
+    """True when GEMM for `dtype` goes to the bundled BLAS (else callers run the NumPy twin)."""
+    global _gemms
+    if _gemms is None:
+        _gemms = _load()
+    return np.dtype(dtype) in _gemms
+
+
+@contextlib.contextmanager
+def single_threaded():
+    """Each GEMM on the calling thread alone, for callers that run GEMMs side by side on their own threads
+    (OpenBLAS shares a reduction-shaped GEMM out poorly). The setting is the process's: anyone else's GEMM
+    meanwhile runs on one thread too, with the same bits (OpenBLAS's threads split rows and columns, never
+    an inner sum), and the last caller out restores the count."""
+    if _threads is None:
+        yield
+        return
+    get, set_ = _threads
+    with _threads_lock:
+        if _single[0] == 0:
+            _single[1] = get()
+            set_(1)
+        _single[0] += 1
+    try:
+        yield
+    finally:
+        with _threads_lock:
+            _single[0] -= 1
+            if _single[0] == 0:
+                set_(_single[1])
+
+
+def _layout(matrix):
+    """(transpose flag, leading dimension) of a 2-D view with a unit stride."""
+    item = matrix.itemsize
+    rows, cols = matrix.shape
+    for flag, (unit, lead), (inner, outer) in ((_NO_TRANS, matrix.strides[::-1], (cols, rows)),
+                                              (_TRANS, matrix.strides, (rows, cols))):
+        leading = lead // item if outer > 1 else inner
+        if (unit == item or inner == 1) and lead % item == 0 and leading >= max(inner, 1):
+            return flag, max(leading, 1)
+    raise ValueError("a GEMM operand needs one unit stride and rows apart")
+
+
+def gemm(a, b, c, accumulate):
+    """c = a @ b (+ c when `accumulate`), c a row-major view; `available(c.dtype)` must hold."""
+    function = _gemms[c.dtype]
+    m, n = c.shape
+    k = a.shape[1]
+    trans_a, lda = _layout(a)
+    trans_b, ldb = _layout(b)
+    _, ldc = _layout(c)
+    function(_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
+             1.0 if accumulate else 0.0, c.ctypes.data, ldc)
+
+
+def reference(a, b, c, accumulate, partial=None):
+    """The NumPy twin of `gemm`: the product, then (accumulating) one add into c; as quiet as BLAS about
+    overflow and NaN."""
+    with np.errstate(all="ignore"):
+        if not accumulate:
+            np.matmul(a, b, out=c)
+            return
+        if partial is None:
+            partial = np.empty_like(c)
+        np.matmul(a, b, out=partial)
+        np.add(c, partial, out=c)
