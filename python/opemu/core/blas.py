@@ -1,7 +1,9 @@
 """NumPy's own BLAS, called directly where np.matmul cannot say what is meant: C = A @ B + C (beta = 1).
 
 A sum of products built as `out += a @ b` costs NumPy a temporary and a pass over it; GEMM adds the
-product into C itself. With OpenBLAS (what NumPy's wheels bundle) the two are bit-identical as long as the
+product into C itself. Every GEMM a kernel makes goes to this one library (NumPy's): OpenBLAS's workers
+spin on the cores for a while after each call, so alternating two BLAS libraries' pools (SciPy links its
+own) costs several times the work. With OpenBLAS (what NumPy's wheels bundle) the two are bit-identical as long as the
 inner dimension fits one of its K blocks: the kernel forms each element's product sum exactly as for
 beta = 0 and adds it to C with one rounding, which is what the separate add does. So this is a kernel in
 the sense of opemu.core.kernels: the NumPy twin is matmul then add (tests/test_kernels_blas.py holds the
@@ -125,6 +127,15 @@ def gemm(a, b, c, accumulate):
     _, ldc = _layout(c)
     function(_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
              1.0 if accumulate else 0.0, c.ctypes.data, ldc)
+
+
+def product(c, a, b, accumulate=False, partial=None):
+    """c = a @ b (+ c when `accumulate`): GEMM where the bundled BLAS is found, else its NumPy twin (which
+    takes `partial`, a buffer shaped as c, for the product)."""
+    if available(c.dtype):
+        gemm(a, b, c, accumulate)
+    else:
+        reference(a, b, c, accumulate, partial)
 
 
 def reference(a, b, c, accumulate, partial=None):

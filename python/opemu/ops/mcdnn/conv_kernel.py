@@ -260,19 +260,14 @@ def _tap_sums(w, operand, offsets, out):
     """out (G, R, m) = sum over window elements e (in order), then over blocks of the inner dimension, of
     w[e] (G, R, I) @ operand[:, :, offsets[e]:][:, :, :m]; each product added to out with one rounding, as
     GEMM with beta = 1 adds it (opemu.core.blas), NumPy's matmul and add being its twin."""
-    fast = blas.available(out.dtype)
-    partial = None if fast else np.empty(out.shape[1:], out.dtype)
+    partial = None if blas.available(out.dtype) else np.empty(out.shape[1:], out.dtype)
     m = out.shape[2]
     first = True
     for e, offset in enumerate(offsets):
         window = operand[:, :, offset:offset + m]
         for block in _blocks(w.shape[3]):
             for group in range(out.shape[0]):
-                a, b = w[e, group][:, block], window[group, block]
-                if fast:
-                    blas.gemm(a, b, out[group], accumulate=not first)
-                else:
-                    blas.reference(a, b, out[group], accumulate=not first, partial=partial)
+                blas.product(out[group], w[e, group][:, block], window[group, block], not first, partial)
             first = False
     return out
 
@@ -330,23 +325,19 @@ def _filter_steps(dy_grid, operand, offsets, g, nb):
     bounds = sorted({nb * i // PARTS * g.plane for i in range(PARTS + 1)})
     parts = list(zip(bounds, bounds[1:]))
     steps = np.empty((len(parts), g.rs, g.groups, g.kg, g.cg), dy_grid.dtype)
-    fast = blas.available(dy_grid.dtype)
 
     def part(index):
         lo, hi = parts[index]
         for e, offset in enumerate(offsets):
             window = operand[:, :, offset + lo:offset + hi].transpose(0, 2, 1)
-            if not fast:
-                np.matmul(dy_grid[:, :, lo:hi], window, out=steps[index, e])
-                continue
             for group in range(g.groups):
-                blas.gemm(dy_grid[group, :, lo:hi], window[group], steps[index, e, group], accumulate=False)
-    if fast:
+                blas.product(steps[index, e, group], dy_grid[group, :, lo:hi], window[group])
+    jobs = [(index,) for index in range(len(parts))]
+    if blas.available(steps.dtype):
         with blas.single_threaded():
-            parallel.run(part, [(index,) for index in range(len(parts))])
+            parallel.run(part, jobs)
     else:
-        for index in range(len(parts)):
-            part(index)
+        parallel.run(part, jobs, parallel=False)
     return steps
 
 
