@@ -51,20 +51,12 @@ def test_gemm_refuses_an_operand_without_a_unit_stride():
         blas.gemm(a, np.ones((4, 4), np.float32), np.empty((4, 4), np.float32), accumulate=False)
 
 
-def test_single_threaded_restores_the_thread_count():
-    get, _ = blas._threads
-    before = get()
-    with blas.single_threaded():
-        with blas.single_threaded():
-            assert get() == 1
-        assert get() == 1
-    assert get() == before
-
-
 GEOMETRIES = {   # x shape, w shape, pad, dilation, groups
     "3x3": ((3, 5, 9, 8), (6, 5, 3, 3), (1, 1), (1, 1), 1),
     "5x3 dilated": ((2, 4, 11, 10), (3, 4, 5, 3), (2, 1), (2, 3), 1),
     "grouped": ((2, 6, 7, 7), (9, 2, 3, 3), (1, 1), (1, 1), 3),
+    "one output per group": ((2, 6, 7, 7), (3, 2, 3, 3), (1, 1), (1, 1), 3),
+    "one input per group": ((2, 3, 7, 7), (6, 1, 3, 3), (1, 1), (1, 1), 3),
     "channels past one block": ((2, blas.K_BLOCK + 3, 5, 6), (4, blas.K_BLOCK + 3, 3, 2), (1, 0), (1, 1), 1),
     "3-D": ((2, 3, 5, 6, 4), (4, 3, 3, 2, 3), (1, 0, 1), (1, 1, 1), 1),
 }
@@ -99,22 +91,6 @@ def test_grid_convolution_is_bit_identical_to_its_reference(case, dtype, monkeyp
                              for lo, hi in conv_kernel.chunks(g, scratch)])
         dw = conv_kernel.backward_filter(lambda lo, hi: (x[lo:hi], dy[lo:hi]), g, conv_kernel.Scratch(g, ct), ct)
         return y.tobytes(), dx.tobytes(), dw.tobytes()
-
-    fast, reference = _both(compute, monkeypatch)
-    assert fast == reference
-
-
-def test_backward_filter_parts_of_a_chunk_are_summed_in_order(monkeypatch):
-    """Several images per chunk: the parts' GEMMs run side by side and are added in part order."""
-    g = conv_kernel.Geometry((5, 4, 6, 6), (3, 4, 3, 3), (1, 1), (1, 1), (1, 1), 1, False)
-    ct = np.dtype(np.float32)
-    rng = np.random.default_rng(3)
-    x, dy = _special(rng, (5, 4, 6, 6), np.float32), _special(rng, (5, 3) + g.out, np.float32)
-
-    def compute():
-        scratch = conv_kernel.Scratch(g, ct)
-        assert scratch.nb == 5
-        return conv_kernel.backward_filter(lambda lo, hi: (x[lo:hi], dy[lo:hi]), g, scratch, ct).tobytes()
 
     fast, reference = _both(compute, monkeypatch)
     assert fast == reference

@@ -1,23 +1,22 @@
 """NumPy's own BLAS, called directly where np.matmul cannot say what is meant: C = A @ B + C (beta = 1).
 
 A sum of products built as `out += a @ b` costs NumPy a temporary and a pass over it; GEMM adds the
-product into C itself. Every GEMM a kernel makes goes to this one library (NumPy's): OpenBLAS's workers
-spin on the cores for a while after each call, so alternating two BLAS libraries' pools (SciPy links its
-own) costs several times the work. With OpenBLAS (what NumPy's wheels bundle) the two are bit-identical as long as the
-inner dimension fits one of its K blocks: the kernel forms each element's product sum exactly as for
+product into C itself. With OpenBLAS (what NumPy's wheels bundle) the two give the same bits as long as
+the inner dimension fits one of its K blocks: the kernel forms each element's product sum exactly as for
 beta = 0 and adds it to C with one rounding, which is what the separate add does. So this is a kernel in
 the sense of opemu.core.kernels: the NumPy twin is matmul then add (tests/test_kernels_blas.py holds the
 pair to the same bits), `OPEMU_KERNELS=numpy` selects the twin, and so does a NumPy whose BLAS is not the
 bundled OpenBLAS (another library may block or round differently, and only the bundled one is found).
-`K_BLOCK` is the inner dimension callers split their sums into, well inside every OpenBLAS core's K block.
+Callers that want the twin's bits split their sums into blocks of `K_BLOCK`, well inside every OpenBLAS
+core's K block (the vocab-parallel gradient sums longer ones: it has no twin to match).
 
+Every GEMM a kernel makes goes to this one library: OpenBLAS's workers spin on the cores for a while
+after each call, so alternating two libraries' pools (SciPy links its own) costs several times the work.
 Operands are 2-D views with one unit stride (either: a transposed view is passed as such), so a window of
 a larger buffer is used in place."""
-import contextlib
 import ctypes
 import glob
 import os
-import threading
 
 import numpy as np
 
@@ -29,9 +28,6 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _NAMES = {np.dtype(np.float32): ("scipy_cblas_sgemm64_", ctypes.c_float),
           np.dtype(np.float64): ("scipy_cblas_dgemm64_", ctypes.c_double)}
 _gemms = None
-_threads = None            # OpenBLAS's (get, set) of its thread count
-_threads_lock = threading.Lock()
-_single = [0, None]        # callers inside single_threaded(), the count to restore after the last
 
 
 def _bundled_library():
@@ -64,12 +60,6 @@ def _load():
                              pointer, size, scalar, pointer, size]
         function.restype = None
         gemms[dtype] = function
-    global _threads
-    get, set_ = (getattr(library, name, None) for name in ("scipy_openblas_get_num_threads64_",
-                                                           "scipy_openblas_set_num_threads64_"))
-    if get is not None and set_ is not None:
-        get.restype, set_.argtypes = ctypes.c_int, [ctypes.c_int]
-        _threads = (get, set_)
     return gemms
 
 
@@ -79,30 +69,6 @@ def available(dtype):
     if _gemms is None:
         _gemms = _load()
     return np.dtype(dtype) in _gemms
-
-
-@contextlib.contextmanager
-def single_threaded():
-    """Each GEMM on the calling thread alone, for callers that run GEMMs side by side on their own threads
-    (OpenBLAS shares a reduction-shaped GEMM out poorly). The setting is the process's: anyone else's GEMM
-    meanwhile runs on one thread too, with the same bits (OpenBLAS's threads split rows and columns, never
-    an inner sum), and the last caller out restores the count."""
-    if _threads is None:
-        yield
-        return
-    get, set_ = _threads
-    with _threads_lock:
-        if _single[0] == 0:
-            _single[1] = get()
-            set_(1)
-        _single[0] += 1
-    try:
-        yield
-    finally:
-        with _threads_lock:
-            _single[0] -= 1
-            if _single[0] == 0:
-                set_(_single[1])
 
 
 def _layout(matrix):
@@ -132,7 +98,7 @@ def gemm(a, b, c, accumulate):
 def product(c, a, b, accumulate=False, partial=None):
     """c = a @ b (+ c when `accumulate`): GEMM where the bundled BLAS is found, else its NumPy twin (which
     takes `partial`, a buffer shaped as c, for the product)."""
-    if available(c.dtype):
+    if available(c.dtype) and min(c.shape) > 1:   # NumPy's matmul takes a vector product (gemv) otherwise
         gemm(a, b, c, accumulate)
     else:
         reference(a, b, c, accumulate, partial)

@@ -81,8 +81,6 @@ class Geometry:
         return self.c * self.plane
 
 
-PARTS = 2                # image ranges of a chunk whose filter-gradient sums are formed apart (fixed, so the
-                         # sums do not depend on the host)
 PARALLEL_MIN = 1 << 20   # elements below which a copy is not worth the threads
 CHUNK_BYTES = 8 << 20    # the column (or shifted) matrix of one chunk of images: large GEMMs, scratch in cache
 
@@ -314,30 +312,17 @@ def _grid_backward_filter(images, dy, g, scratch, acc):
             acc += depthwise_filter(dy_grid, operand, offsets).reshape(acc.shape)
             return
         per_element = acc.reshape(g.groups, g.kg, g.cg, g.rs)
-        for step in _filter_steps(_by_group(dy_grid, g), _by_group(operand, g), offsets, g, nb):
-            per_element += step.transpose(1, 2, 3, 0)
+        per_element += _filter_steps(_by_group(dy_grid, g), _by_group(operand, g), offsets, g).transpose(1, 2, 3, 0)
 
 
-def _filter_steps(dy_grid, operand, offsets, g, nb):
-    """(parts, RS, G, Kg, Cg): for each of PARTS image ranges of the chunk and each window element, dy_grid @
-    grid(offset)^T over the range's positions. The parts' GEMMs run side by side, each on one thread:
-    a GEMM whose inner dimension is the grid shares out poorly inside BLAS."""
-    bounds = sorted({nb * i // PARTS * g.plane for i in range(PARTS + 1)})
-    parts = list(zip(bounds, bounds[1:]))
-    steps = np.empty((len(parts), g.rs, g.groups, g.kg, g.cg), dy_grid.dtype)
-
-    def part(index):
-        lo, hi = parts[index]
-        for e, offset in enumerate(offsets):
-            window = operand[:, :, offset + lo:offset + hi].transpose(0, 2, 1)
-            for group in range(g.groups):
-                blas.product(steps[index, e, group], dy_grid[group, :, lo:hi], window[group])
-    jobs = [(index,) for index in range(len(parts))]
-    if blas.available(steps.dtype):
-        with blas.single_threaded():
-            parallel.run(part, jobs)
-    else:
-        parallel.run(part, jobs, parallel=False)
+def _filter_steps(dy_grid, operand, offsets, g):
+    """(RS, G, Kg, Cg): for each window element, dy_grid @ grid(offset)^T over the chunk's positions."""
+    steps = np.empty((g.rs, g.groups, g.kg, g.cg), dy_grid.dtype)
+    m = dy_grid.shape[2]
+    for e, offset in enumerate(offsets):
+        window = operand[:, :, offset:offset + m].transpose(0, 2, 1)
+        for group in range(g.groups):
+            blas.product(steps[e, group], dy_grid[group], window[group])
     return steps
 
 
