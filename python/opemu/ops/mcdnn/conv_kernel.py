@@ -18,7 +18,9 @@ elements e of W_e (Kg, Cg) @ grid[:, offset_e:][:, :M], every padded grid positi
 past the output are dropped). GEMM reads each window in place and adds its product into the result
 (beta = 1, opemu.core.blas; matmul and add are its NumPy twin), so no copy of the input is made per
 window element. The backward data is the same on dy laid out on the grid (zeros between the outputs)
-with the offsets reversed and W transposed; the backward filter is dy_grid @ grid(offset_e)^T per e.
+with the offsets reversed and W transposed. The backward filter sums over the grid: its GEMMs run over
+x's S shifted copies along the last window dimension (rows (c, s) uniformly strided), one per outer
+window position q, dy_grid @ shifted[:, offset_q:][:, :M]^T.
 Reading the grid adds terms weight * 0 at the dropped positions: exactly zero unless a factor is inf or
 NaN, so a non-finite filter (backward data) or result (backward filter) is recomputed on columns, whose
 sums hold only the terms of real windows. With one channel per group (depthwise) C kernels
