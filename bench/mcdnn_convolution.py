@@ -67,7 +67,7 @@ def filter_gemms(x, dy, w_shape):
         for lo in range(0, m, chunk):
             hi = min(m, lo + chunk)
             for q in range(r):
-                np.matmul(dy_grid[:, lo:hi], shifted[:, lo + q * plane_w:hi + q * plane_w].T)
+                np.matmul(shifted[:, lo + q * plane_w:hi + q * plane_w], dy_grid[:, lo:hi].T)
     return gemms
 
 
