@@ -78,9 +78,13 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
-/* Row sums: out[r] = np.add.reduce(row r) bit for bit (NumPy's pairwise summation, csrc/kernels/reduce.c),
- * rows of `cols` dense elements `row_stride` elements apart. Returns 0, or -1 for a size it does not handle. */
-int opemu_kernel_row_sum(int size, const void *x, int64_t row_stride, int64_t rows, int64_t cols, void *out);
+/* LayerNorm (`centre`) and RmsNorm over `rows` dense fp32 rows of `cols` (csrc/kernels/norms.c): out =
+ * (x - mean) * rstd [* weight] [+ bias], rstd = 1 / sqrt(mean((x - mean)^2) + epsilon), the means by NumPy's
+ * row sums; weight and bias (cols values) and means may be NULL. `squares` holds `cols` floats of scratch.
+ * Returns 0, or -1 for an empty row. */
+int opemu_kernel_norm_rows(int centre, const float *x, int64_t x_stride, int64_t rows, int64_t cols, float epsilon,
+                           const float *weight, const float *bias, float *out, int64_t out_stride, float *means,
+                           float *rstds, float *squares);
 
 /* EmbeddingDenseBackward's sums of fp32 grad rows (csrc/kernels/segments.c): segment s is the `lengths[s]`
  * rows order[starts[s]…], summed into out row targets[s] (out_stride elements apart), scaled by 1/length
