@@ -223,10 +223,10 @@ def test_channel_blocks_on_two_workers_match_torch_far_from_zero_and_one_worker_
     itself is up to 1.2e-4 off the exact mean here, which moves dScale by ~1e-3: that rounding point is the
     API's, so the backward oracle takes the saved statistics as given.) The split never changes a bit."""
     from opemu.core import parallel
-    from opemu.ops.mcdnn import batchnorm as kernel
+    from opemu.ops.mcdnn import bn_channels as kernel, bn_common
     dims = (4, 7, 16, 20)
     monkeypatch.setattr(kernel, "_BLOCK_BYTES", 2 * 4 * 16 * 20 * 4)  # two channels a block: 4 blocks
-    monkeypatch.setattr(kernel, "_PARALLEL_MIN", 0)
+    monkeypatch.setattr(bn_common, "PARALLEL_MIN", 0)
     walks = []
     real_over_blocks = kernel._over_blocks
     monkeypatch.setattr(kernel, "_over_blocks", lambda layout, blocks, fn: (walks.append(len(blocks)),
@@ -261,7 +261,7 @@ def test_a_small_tensor_walked_as_one_block_matches_one_channel_blocks_bit_for_b
     """A tensor too small for the threads is one block of every channel on the calling thread; the blocks
     of one channel each (the walk of a large tensor) give the same bits: forward, backward from the saved
     statistics and backward recomputing them, with scaling factors."""
-    from opemu.ops.mcdnn import batchnorm as kernel
+    from opemu.ops.mcdnn import bn_channels as kernel
     walks = []
     real_over_blocks = kernel._over_blocks
     monkeypatch.setattr(kernel, "_over_blocks", lambda layout, blocks, fn: (walks.append(len(blocks)),
