@@ -5,10 +5,12 @@ import contextlib
 
 import numpy as np
 
-from opemu.core import parallel
+from opemu.core import device, kernels, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
 from opemu.ops.mcdnn.bn_common import accumulators, backward_coefficients
+
+LANES = 16   # the per-channel sums' lanes (csrc/kernels/batchnorm.c)
 
 # ---------------------------------------------------------------- walking blocks of channels
 
@@ -37,8 +39,12 @@ def _channel_blocks(layout, ct):
 
 
 def _over_blocks(layout, blocks, fn):
-    """fn(block list), each worker a contiguous run of the (shape-fixed) blocks, its ufuncs unbuffered."""
+    """fn(block list), each worker a contiguous run of the (shape-fixed) blocks, its ufuncs unbuffered when
+    the NumPy references run."""
     def part(lo, hi):
+        if kernels.lib() is not None:
+            fn(blocks[lo:hi])
+            return
         with _unbuffered(layout.spatial):
             fn(blocks[lo:hi])
     parallel.split(len(blocks), part, worth=layout.N * layout.elements >= bn_common.PARALLEL_MIN)
@@ -56,21 +62,6 @@ def _unbuffered(run):
         yield
     finally:
         np.setbufsize(previous)
-
-
-def _channel_sums(rows, acc):
-    """Per-channel float64 sums of (N, k, spatial) rows: accumulated over the batch in the compute type
-    (a ufunc reduction, which releases the GIL while BLAS products do not), then in float64 over the
-    spatial positions. `acc`: (k, spatial) scratch."""
-    np.add.reduce(rows, axis=0, out=acc)
-    return acc.sum(1, dtype=np.float64)
-
-
-def _rowdot(a, b):
-    """Dot products along the last axis: BLAS-speed np.vecdot on NumPy 2, einsum before."""
-    if hasattr(np, "vecdot"):
-        return np.vecdot(a, b)
-    return np.einsum("...i,...i->...", a, b)
 
 
 def _rows(view, shape):
@@ -123,40 +114,157 @@ class _Block:
         np.copyto(target, block, casting="unsafe")
 
 
-def _column(values, ct):
+# ---------------------------------------------------------------- one block: the references and the C kernels
+
+def lane_sums(rows, term, dtype=None):
+    """Per-channel sums of term(rows) for (N, k, spatial) rows, in `dtype` (default: the compute type);
+    `term(out)` writes the (N, k, spatial) terms into `out` in the compute type. Element j of an image's row goes to lane j mod LANES, the row's last
+    block padded with +0; the rows follow each other into the lanes image after image (the reduction
+    starts from the first block), then lane i += lane i + w for w = LANES/2, ..., 1."""
+    n, k, s = rows.shape
+    padded = -(-s // LANES) * LANES
+    terms = _buffer("bn lanes", (k, n, padded), rows.dtype)
+    terms[:, :, s:] = 0
+    term(terms[:, :, :s].transpose(1, 0, 2))
+    lanes = np.add.reduce(terms.reshape(k, n * padded // LANES, LANES), axis=1, dtype=dtype)
+    width = LANES // 2
+    while width:
+        lanes = lanes[:, :width] + lanes[:, width:2 * width]
+        width //= 2
+    return lanes[:, 0]
+
+
+def statistics(rows):
+    """(mean, biased variance) per channel in float64: Σx, then Σ(x - centre)² around the mean rounded to
+    the compute type, corrected for that rounding; both summed in float64."""
+    count = rows.shape[0] * rows.shape[2]
+    mean = lane_sums(rows, lambda out: np.copyto(out, rows), np.float64) / count
+    centre = mean.astype(rows.dtype)
+
+    def squares(out):
+        np.subtract(rows, centre[:, None], out=out)
+        np.multiply(out, out, out=out)
+    shift = mean - centre
+    var = lane_sums(rows, squares, np.float64) / count - shift * shift
+    return mean, np.maximum(var, 0)
+
+
+def _coefficient(values, ct):
     return values.astype(ct)[:, None]
 
 
+def backward_block(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
+    """dx = alpha·(a·dy + b·(x - centre) + c') of (N, k, spatial) rows in the compute type, dScale and dBias
+    into the float64 d_scale, d_bias; mean/inv None: recomputed from x. dx may be x or dy. The C kernel
+    when it takes the operands, else the reference."""
+    if not _backward_kernel(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
+        backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias)
+
+
+def backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
+    ct, count = x.dtype, x.shape[0] * x.shape[2]
+    if mean is None:
+        mean, var = statistics(x)
+        inv = 1 / np.sqrt(var + eps)
+    centre = mean.astype(ct)
+    sum_dy = lane_sums(x, lambda out: np.copyto(out, dy)).astype(np.float64)
+
+    def products(out):
+        np.subtract(x, centre[:, None], out=out)
+        np.multiply(dy, out, out=out)
+    sum_dyx = lane_sums(x, products).astype(np.float64) - (mean - centre) * sum_dy
+    d_scale[...], d_bias[...], a, b, c = backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count)
+    t = _buffer("bn centred", x.shape, ct)
+    np.subtract(x, centre[:, None], out=t)          # before dx is written: dx may be x
+    t *= _coefficient(b * alpha, ct)
+    t += _coefficient((c + b * centre) * alpha, ct)
+    np.multiply(dy, _coefficient(a * alpha, ct), out=dx)
+    dx += t
+
+
+def forward_block(x, y, scale, bias, eps, alpha, mean, var):
+    """y = alpha·(scale·(x - mean)·invstd + bias) of (N, k, spatial) rows in the compute type, computed as
+    (x - centre)·a' + b'; the float64 mean and biased variance into mean, var. y may be x. The C kernel
+    when it takes the operands, else the reference."""
+    if not _forward_kernel(x, y, scale, bias, eps, alpha, mean, var):
+        forward_reference(x, y, scale, bias, eps, alpha, mean, var)
+
+
+def forward_reference(x, y, scale, bias, eps, alpha, mean, var):
+    ct = x.dtype
+    mean[...], var[...] = statistics(x)
+    inv = 1 / np.sqrt(var + eps)
+    centre = mean.astype(ct)
+    a = scale * inv
+    b = bias + a * (centre - mean)
+    t = _buffer("bn centred", x.shape, ct)
+    np.subtract(x, centre[:, None], out=t)
+    t *= _coefficient(a * alpha, ct)
+    np.add(t, _coefficient(b * alpha, ct), out=y)
+
+
+def _geometry(x, dy, out):
+    """The kernel's struct of strides in elements, or None when a row is not dense or out overlaps the
+    inputs other than as the very same view."""
+    if kernels.lib() is None or x.dtype not in (np.float32, np.float64):
+        return None
+    operands = [t for t in (x, dy, out) if t is not None]
+    item = x.itemsize
+    if any(t.dtype != x.dtype or (t.strides[2] != item and t.shape[2] > 1) for t in operands):
+        return None
+    if not kernels.apart(out, x, dy):
+        return None
+    dy = dy if dy is not None else x
+    return device.ffi.new("struct opemu_bn_geometry *", dict(
+        images=x.shape[0], spatial=x.shape[2], x_image=x.strides[0] // item, x_channel=x.strides[1] // item,
+        dy_image=dy.strides[0] // item, dy_channel=dy.strides[1] // item, out_image=out.strides[0] // item,
+        out_channel=out.strides[1] // item))
+
+
+def _doubles(array):
+    """A double * to a contiguous float64 array, NULL for None."""
+    return kernels.null() if array is None else device.ffi.from_buffer("double[]", array)
+
+
+def _backward_kernel(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
+    g = _geometry(x, dy, dx)
+    if g is None:
+        return False
+    kernels.lib().opemu_kernel_bn_backward(
+        x.itemsize, g, x.shape[1], kernels.strided_address(x), kernels.strided_address(dy),
+        kernels.strided_address(dx), _doubles(scale), _doubles(mean),
+        _doubles(inv), eps, alpha, _doubles(d_scale), _doubles(d_bias))
+    return True
+
+
+def _forward_kernel(x, y, scale, bias, eps, alpha, mean, var):
+    g = _geometry(x, None, y)
+    if g is None:
+        return False
+    kernels.lib().opemu_kernel_bn_forward(x.itemsize, g, x.shape[1], kernels.strided_address(x),
+                                          kernels.strided_address(y), _doubles(scale), _doubles(bias), eps, alpha,
+                                          _doubles(mean), _doubles(var))
+    return True
+
+
+# ---------------------------------------------------------------- the two walks
+
 def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
     """Training forward walking channel blocks: y = alpha·(scale·(x-mean)·invstd + bias) + beta·y. Returns
-    (mean, biased variance, invstd), float64 per channel. Each block is centred on its fp32-rounded mean
-    (the variance corrects for that rounding) and transformed while it is in cache."""
+    (mean, biased variance, invstd), float64 per channel."""
     blocks, k = _channel_blocks(layout, ct)
     stats = accumulators(workspace, layout.forward_workspace(), (2, layout.C))
-    scale, bias = scale.reshape(-1), bias.reshape(-1)
-    count = layout.count
+    scale, bias = np.ascontiguousarray(scale.reshape(-1)), np.ascontiguousarray(bias.reshape(-1))
 
     def run(mine):
-        acc = _buffer("acc", (k, layout.spatial), ct)
         for c0, c1 in mine:
             block = _Block(layout, ct, k, c0, c1)
-            rows = block.read(x, "x")
-            mean = _channel_sums(rows, acc[:c1 - c0]) / count
-            centre = mean.astype(ct)
-            t = block.scratch("t")
-            np.subtract(rows, centre[:, None], out=t)
-            var = np.maximum(_rowdot(t, t).sum(0, dtype=np.float64) / count - (mean - centre) ** 2, 0)
-            inv = 1 / np.sqrt(var + eps)
-            a = scale[c0:c1] * inv
-            b = bias[c0:c1] + a * (centre - mean)     # t holds x - centre
-            t *= _column(a * alpha, ct)
             out = block.target(y, beta)
-            if out is not None:
-                np.add(t, _column(b * alpha, ct), out=out)   # y is written once, in the last pass
-            else:
-                t += _column(b * alpha, ct)
-                block.write(y, t, beta)
-            stats[0, c0:c1], stats[1, c0:c1] = mean, var
+            result = out if out is not None else block.scratch("y")
+            forward_block(block.read(x, "x"), result, scale[c0:c1], bias[c0:c1], eps, alpha, stats[0, c0:c1],
+                          stats[1, c0:c1])
+            if out is None:
+                block.write(y, result, beta)
     _over_blocks(layout, blocks, run)
     mean, var = stats[0].copy(), stats[1].copy()
     with np.errstate(divide="ignore"):
@@ -167,43 +275,19 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
     """Backward walking channel blocks. mean/inv None: recomputed from x. Returns (dScale, dBias)."""
     blocks, k = _channel_blocks(layout, ct)
     sums = accumulators(workspace, layout.backward_workspace(), (2, layout.C))
-    scale = scale.reshape(-1)
-    mean = None if mean is None else mean.reshape(-1)
-    inv = None if inv is None else inv.reshape(-1)
-    count = layout.count
+    scale = np.ascontiguousarray(scale.reshape(-1))
+    mean = None if mean is None else np.ascontiguousarray(mean.reshape(-1))
+    inv = None if inv is None else np.ascontiguousarray(inv.reshape(-1))
 
     def run(mine):
-        acc = _buffer("acc", (k, layout.spatial), ct)
         for c0, c1 in mine:
             block = _Block(layout, ct, k, c0, c1)
-            rows = block.read(x, "x")
-            if mean is None:
-                m = _channel_sums(rows, acc[:c1 - c0]) / count
-            else:
-                m = mean[c0:c1]
-            centre = m.astype(ct)
-            t = block.scratch("t")
-            np.subtract(rows, centre[:, None], out=t)
-            if mean is None:
-                var = np.maximum(_rowdot(t, t).sum(0, dtype=np.float64) / count - (m - centre) ** 2, 0)
-                i = 1 / np.sqrt(var + eps)
-            else:
-                i = inv[c0:c1]
-            g = block.read(dy, "dy")
-            sum_dy = _channel_sums(g, acc[:c1 - c0])
-            sum_dyx = _rowdot(t, g).sum(0, dtype=np.float64) - (m - centre) * sum_dy
-            d_scale, d_bias, a, b, c = backward_coefficients(scale[c0:c1], m, i, sum_dy, sum_dyx, count)
-            t *= _column(b * alpha, ct)                   # dx = a·dy + b·(x - centre) + c + b·centre
-            t += _column((c + b * centre) * alpha, ct)
             out = block.target(dx, beta)
-            if out is not None:
-                np.multiply(g, _column(a * alpha, ct), out=out)
-                out += t
-            else:
-                result = block.scratch("dx")
-                np.multiply(g, _column(a * alpha, ct), out=result)
-                result += t
+            result = out if out is not None else block.scratch("dx")
+            backward_block(block.read(x, "x"), block.read(dy, "dy"), result, scale[c0:c1],
+                           None if mean is None else mean[c0:c1], None if inv is None else inv[c0:c1], eps, alpha,
+                           sums[0, c0:c1], sums[1, c0:c1])
+            if out is None:
                 block.write(dx, result, beta)
-            sums[0, c0:c1], sums[1, c0:c1] = d_scale, d_bias
     _over_blocks(layout, blocks, run)
     return sums[0].copy(), sums[1].copy()
