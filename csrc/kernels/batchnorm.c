@@ -2,96 +2,90 @@
  * `backward_block`, `forward_block`): each channel is `images` rows of `spatial` dense elements; a channel
  * is reduced and transformed while its rows are in the core's cache, one channel after another.
  *
- * The gradient's sums run in the data type, the statistics' (Σx, Σ(x - centre)²) in float64: in the
- * data type, x far from 0 loses the mean (fp32 sums of x = 4000 ± 1.5 miss it by ~4e-4). Element j of an
+ * Sums: each channel's statistics in one walk, Σd and Σd² of d = double(x) - shift (the channel's first
+ * element) in float64, then mean = shift + Σd/M and var = Σd²/M - (Σd/M)²: data far from 0 keeps its mean
+ * (fp32 sums of x = 4000 ± 1.5 miss it by ~4e-4) and the walk is one pass. The gradient's Σdy and
+ * Σdy·(x - centre), centre the mean rounded to the data type, run in the data type. Element j of an
  * image's row goes to lane j mod 16, the row's last block padded with +0 terms; the rows follow each
- * other into the same lanes, image after image, the first block copied into the lanes (a NumPy reduction
- * starts from its first row); then lane i += lane i + w for w = 8, 4, 2, 1. Statistics and coefficients
- * are float64, the same operations as the reference's. */
+ * other into the same lanes, image after image, each lane from +0; then lane i += lane i + w for
+ * w = 8, 4, 2, 1. Coefficients are float64, the same operations as the reference's. */
 #include <math.h>
+#include <stddef.h>
 
 #include "kernels.h"
 
 #define LANES 16
 
-enum { SUM_X, SQUARES, GRADIENT };
+/* The 16 lanes as GCC vectors: each operation is the scalar IEEE operation on every lane. Plain loops
+ * over 16-element arrays vectorised badly; the vectors are native on AVX-512 (a clone for it, picked at
+ * load time, computes the same bits as the default one). */
+typedef float f32_lanes __attribute__((vector_size(LANES * sizeof(float))));
+typedef double f64_lanes __attribute__((vector_size(LANES * sizeof(double))));
+#define LANE_FUNCTION __attribute__((target_clones("avx512f", "default"))) static void
 
-/* The terms of one element: SUM_X x; SQUARES (x-centre)²; GRADIENT dy and dy·(x-centre). */
-#define DEFINE_TERMS(T, SUFFIX)                                                                           \
-    static inline void terms_##SUFFIX(int what, T xv, T gv, T centre, T *a, T *b)                        \
-    {                                                                                                     \
-        if (what == SUM_X) {                                                                              \
-            *a = xv;                                                                                      \
-            *b = (T)0;                                                                                    \
-        } else if (what == SQUARES) {                                                                     \
-            T t = xv - centre;                                                                            \
-            *a = (T)0;                                                                                    \
-            *b = t * t;                                                                                   \
-        } else {                                                                                          \
-            T t = xv - centre;                                                                            \
-            *a = gv;                                                                                      \
-            *b = gv * t;                                                                                  \
+/* Sums from +0 over one channel's lanes of TERM_A and TERM_B, vectors (AV) of the blocks of x `xv` and dy
+ * `gv` (TV); a row's last block is a +0-padded copy whose unused lanes take +0 terms. Then the tree. */
+#define LANE_WALK(T, TV, AV, TERM_A, TERM_B)                                                              \
+    const TV zero = {0};                                                                                  \
+    AV la = {0}, lb = {0};                                                                                \
+    const int64_t whole = g->spatial / LANES * LANES;                                                     \
+    for (int64_t n = 0; n < g->images; n++) {                                                             \
+        const T *xr = x + n * g->x_image, *gr = dy + n * g->dy_image;                                     \
+        int64_t j = 0;                                                                                    \
+        for (; j < whole; j += LANES) {                                                                   \
+            TV xv, gv;                                                                                    \
+            __builtin_memcpy(&xv, xr + j, sizeof xv);                                                     \
+            __builtin_memcpy(&gv, gr + j, sizeof gv);                                                     \
+            AV ta = TERM_A, tb = TERM_B;                                                                  \
+            la = la + ta;                                                                                 \
+            lb = lb + tb;                                                                                 \
         }                                                                                                 \
+        if (j < g->spatial) {                                                                             \
+            TV xv = zero, gv = zero;                                                                      \
+            __builtin_memcpy(&xv, xr + j, (size_t)(g->spatial - j) * sizeof(T));                          \
+            __builtin_memcpy(&gv, gr + j, (size_t)(g->spatial - j) * sizeof(T));                          \
+            AV ta = TERM_A, tb = TERM_B;                                                                  \
+            for (int l = (int)(g->spatial - j); l < LANES; l++)                                           \
+                ta[l] = tb[l] = 0;                                                                        \
+            la = la + ta;                                                                                 \
+            lb = lb + tb;                                                                                 \
+        }                                                                                                 \
+    }                                                                                                     \
+    for (int w = LANES / 2; w > 0; w /= 2)                                                                \
+        for (int l = 0; l < w; l++) {                                                                     \
+            la[l] = la[l] + la[l + w];                                                                    \
+            lb[l] = lb[l] + lb[l + w];                                                                    \
+        }                                                                                                 \
+    *sum_a = la[0];                                                                                       \
+    *sum_b = lb[0];
+
+/* moments: Σd and Σd² of d = double(x) - shift, in float64. gradient: Σdy and Σdy·(x - centre) in T. */
+#define DEFINE_LANE_SUMS(T, TV, SUFFIX)                                                                   \
+    LANE_FUNCTION moments_##SUFFIX(const struct opemu_bn_geometry *g, const T *x, double shift,           \
+                                   double *sum_a, double *sum_b)                                          \
+    {                                                                                                     \
+        const T *dy = x;                                                                                  \
+        LANE_WALK(T, TV, f64_lanes, __builtin_convertvector(xv, f64_lanes) - shift,                       \
+                  (__builtin_convertvector(xv, f64_lanes) - shift) * (__builtin_convertvector(xv, f64_lanes) - shift)) \
+    }                                                                                                     \
+    LANE_FUNCTION gradient_##SUFFIX(const struct opemu_bn_geometry *g, const T *x, const T *dy, T centre, \
+                                    T *sum_a, T *sum_b)                                                   \
+    {                                                                                                     \
+        LANE_WALK(T, TV, TV, gv, gv * (xv - centre))                                                      \
     }
 
-/* The lane sums of one channel's terms (computed in T) in the accumulator type A. */
-#define DEFINE_LANE_SUMS(T, A, NAME, SUFFIX)                                                              \
-    static void NAME(int what, const struct opemu_bn_geometry *g, const T *x, const T *dy, T centre,     \
-                     A *sum_a, A *sum_b)                                                                  \
-    {                                                                                                     \
-        A la[LANES] = {0}, lb[LANES] = {0};                                                               \
-        int started = 0;                                                                                  \
-        const int64_t whole = g->spatial / LANES * LANES;                                                 \
-        for (int64_t n = 0; n < g->images; n++) {                                                         \
-            const T *xr = x + n * g->x_image, *gr = what == GRADIENT ? dy + n * g->dy_image : xr;         \
-            for (int64_t j = 0; j < g->spatial; j += LANES) {                                             \
-                T a[LANES], b[LANES];                                                                     \
-                if (j < whole)                                                                            \
-                    for (int l = 0; l < LANES; l++)                                                       \
-                        terms_##SUFFIX(what, xr[j + l], gr[j + l], centre, &a[l], &b[l]);                 \
-                else                                                                                      \
-                    for (int l = 0; l < LANES; l++) {                                                     \
-                        a[l] = b[l] = (T)0;                                                               \
-                        if (j + l < g->spatial)                                                           \
-                            terms_##SUFFIX(what, xr[j + l], gr[j + l], centre, &a[l], &b[l]);             \
-                    }                                                                                     \
-                if (started)                                                                              \
-                    for (int l = 0; l < LANES; l++) {                                                     \
-                        la[l] = la[l] + (A)a[l];                                                          \
-                        lb[l] = lb[l] + (A)b[l];                                                          \
-                    }                                                                                     \
-                else                                                                                      \
-                    for (int l = 0; l < LANES; l++) {                                                     \
-                        la[l] = (A)a[l];                                                                  \
-                        lb[l] = (A)b[l];                                                                  \
-                    }                                                                                     \
-                started = 1;                                                                              \
-            }                                                                                             \
-        }                                                                                                 \
-        for (int w = LANES / 2; w > 0; w /= 2)                                                            \
-            for (int l = 0; l < w; l++) {                                                                 \
-                la[l] = la[l] + la[l + w];                                                                \
-                lb[l] = lb[l] + lb[l + w];                                                                \
-            }                                                                                             \
-        *sum_a = la[0];                                                                                   \
-        *sum_b = lb[0];                                                                                   \
-    }
-
-/* mean and biased variance of a channel from two lane walks, centred on the mean rounded to T (the
- * variance corrects for that rounding; np.maximum(var, 0) keeps NaN and -0). */
+/* mean and biased variance of a channel in one walk, shifted by its first element (0 when that is not
+ * finite) so that the float64 sums stay well conditioned; np.maximum(var, 0) keeps NaN and -0. */
 #define DEFINE_STATISTICS(T, SUFFIX)                                                                      \
     static void statistics_##SUFFIX(const struct opemu_bn_geometry *g, const T *x, double *mean,          \
                                     double *var)                                                          \
     {                                                                                                     \
         const double count = (double)(g->images * g->spatial);                                            \
-        double sx, unused, squares;                                                                       \
-        wide_sums_##SUFFIX(SUM_X, g, x, x, (T)0, &sx, &unused);                                           \
-        double m = sx / count;                                                                            \
-        T centre = (T)m;                                                                                  \
-        wide_sums_##SUFFIX(SQUARES, g, x, x, centre, &unused, &squares);                                  \
-        double shift = m - (double)centre;                                                                \
-        double v = squares / count - shift * shift;                                                       \
-        *mean = m;                                                                                        \
+        double shift = isfinite(x[0]) ? (double)x[0] : 0.0, sd, sdd;                                      \
+        moments_##SUFFIX(g, x, shift, &sd, &sdd);                                                         \
+        double offset = sd / count;                                                                       \
+        double v = sdd / count - offset * offset;                                                         \
+        *mean = shift + offset;                                                                           \
         *var = v < 0 ? 0.0 : v;                                                                           \
     }
 
@@ -140,7 +134,7 @@ enum { SUM_X, SQUARES, GRADIENT };
                 i = 1 / sqrt(var + eps);                                                                  \
             }                                                                                             \
             T centre = (T)m, s_dy, s_dyx;                                                                 \
-            lane_sums_##SUFFIX(GRADIENT, g, xc, gc, centre, &s_dy, &s_dyx);                               \
+            gradient_##SUFFIX(g, xc, gc, centre, &s_dy, &s_dyx);                               \
             double sum_dy = (double)s_dy;                                                                 \
             double sum_dyx = (double)s_dyx - (m - (double)centre) * sum_dy;                               \
             double ds = sum_dyx * i;                                                                      \
@@ -168,12 +162,8 @@ enum { SUM_X, SQUARES, GRADIENT };
         }                                                                                                 \
     }
 
-DEFINE_TERMS(float, f32)
-DEFINE_TERMS(double, f64)
-DEFINE_LANE_SUMS(float, float, lane_sums_f32, f32)
-DEFINE_LANE_SUMS(float, double, wide_sums_f32, f32)
-DEFINE_LANE_SUMS(double, double, lane_sums_f64, f64)
-#define wide_sums_f64 lane_sums_f64
+DEFINE_LANE_SUMS(float, f32_lanes, f32)
+DEFINE_LANE_SUMS(double, f64_lanes, f64)
 DEFINE_STATISTICS(float, f32)
 DEFINE_STATISTICS(double, f64)
 DEFINE_APPLY(float, f32)

@@ -118,15 +118,15 @@ class _Block:
 
 def lane_sums(rows, term, dtype=None):
     """Per-channel sums of term(rows) for (N, k, spatial) rows, in `dtype` (default: the compute type);
-    `term(out)` writes the (N, k, spatial) terms into `out` in the compute type. Element j of an image's row goes to lane j mod LANES, the row's last
-    block padded with +0; the rows follow each other into the lanes image after image (the reduction
-    starts from the first block), then lane i += lane i + w for w = LANES/2, ..., 1."""
+    `term(out)` writes the (N, k, spatial) terms into `out`, of that type. Element j of an image's row goes
+    to lane j mod LANES, the row's last block padded with +0; the rows follow each other into the lanes
+    image after image, each lane from +0, then lane i += lane i + w for w = LANES/2, ..., 1."""
     n, k, s = rows.shape
     padded = -(-s // LANES) * LANES
-    terms = _buffer("bn lanes", (k, n, padded), rows.dtype)
+    terms = _buffer("bn lanes", (k, n, padded), dtype or rows.dtype)
     terms[:, :, s:] = 0
     term(terms[:, :, :s].transpose(1, 0, 2))
-    lanes = np.add.reduce(terms.reshape(k, n * padded // LANES, LANES), axis=1, dtype=dtype)
+    lanes = np.add.reduce(terms.reshape(k, n * padded // LANES, LANES), axis=1, initial=0)
     width = LANES // 2
     while width:
         lanes = lanes[:, :width] + lanes[:, width:2 * width]
@@ -135,18 +135,21 @@ def lane_sums(rows, term, dtype=None):
 
 
 def statistics(rows):
-    """(mean, biased variance) per channel in float64: Σx, then Σ(x - centre)² around the mean rounded to
-    the compute type, corrected for that rounding; both summed in float64."""
+    """(mean, biased variance) per channel in float64 from one walk: Σd and Σd² of d = x - shift in float64,
+    shift the channel's first element (0 when it is not finite), so that the sums stay well conditioned."""
     count = rows.shape[0] * rows.shape[2]
-    mean = lane_sums(rows, lambda out: np.copyto(out, rows), np.float64) / count
-    centre = mean.astype(rows.dtype)
+    first = rows[0, :, 0].astype(np.float64)
+    shift = np.where(np.isfinite(first), first, 0.0)
+
+    def shifted(out):
+        np.subtract(rows, shift[:, None], out=out)
+    offset = lane_sums(rows, shifted, np.float64) / count
 
     def squares(out):
-        np.subtract(rows, centre[:, None], out=out)
+        shifted(out)
         np.multiply(out, out, out=out)
-    shift = mean - centre
-    var = lane_sums(rows, squares, np.float64) / count - shift * shift
-    return mean, np.maximum(var, 0)
+    var = lane_sums(rows, squares, np.float64) / count - offset * offset
+    return shift + offset, np.maximum(var, 0)
 
 
 def _coefficient(values, ct):
