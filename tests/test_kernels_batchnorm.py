@@ -1,0 +1,165 @@
+"""The batch normalization C kernels (csrc/kernels/batchnorm.c) against their NumPy references
+(python/opemu/ops/mcdnn/bn_channels.py): the same bits for random and special values, odd sizes, strided
+blocks of channels and in-place outputs. Correctness itself is the torch oracle tests' (test_mcdnn_batchnorm)."""
+import numpy as np
+import pytest
+
+from opemu.core import kernels
+from opemu.ops.mcdnn import bn_channels
+
+pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="the C kernels are not loaded (OPEMU_KERNELS=numpy)")
+
+DTYPES = [np.float32, np.float64]
+SHAPES = [(3, 5, 37), (2, 3, 16), (1, 1, 1), (1, 2, 5), (4, 7, 320), (5, 2, 33)]
+
+
+def _special(rng, shape, dtype):
+    """Random values with NaN, ±0, ±inf, subnormals and repeated values (ties) sprinkled in."""
+    values = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    flat = values.reshape(-1)
+    tiny = np.finfo(dtype).smallest_subnormal
+    picks = [np.nan, 0.0, -0.0, np.inf, -np.inf, tiny, -tiny, 0.5, 0.5, 2.5]
+    spots = rng.choice(flat.size, size=min(flat.size, len(picks)), replace=False)
+    flat[spots] = np.array(picks[:len(spots)], dtype)
+    return values
+
+
+def _params(rng, k):
+    return rng.standard_normal(k), rng.standard_normal(k), rng.random(k) + 0.25
+
+
+def _bits(*arrays):
+    return [a.tobytes() for a in arrays]
+
+
+def _backward_both(x, dy, scale, mean, inv, make_out, alpha=0.75):
+    """backward_block (the C kernel) and backward_reference on fresh outputs from make_out()."""
+    results = []
+    for run in (bn_channels.backward_block, bn_channels.backward_reference):
+        dx = make_out()
+        d_scale, d_bias = np.zeros(x.shape[1]), np.zeros(x.shape[1])
+        with np.errstate(all="ignore"):
+            run(x, dy, dx, scale, mean, inv, 1e-5, alpha, d_scale, d_bias)
+        results.append(_bits(dx, d_scale, d_bias))
+    return results
+
+
+def _dense(x):
+    return lambda: np.zeros_like(x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("saved", [True, False], ids=["saved_statistics", "recomputed_statistics"])
+def test_backward_kernel_matches_reference_bit_for_bit_on_random_values(dtype, shape, saved):
+    rng = np.random.default_rng(sum(shape))
+    x = (rng.standard_normal(shape) * 2 + 3).astype(dtype)
+    dy = rng.standard_normal(shape).astype(dtype)
+    scale, mean, inv = _params(rng, shape[1])
+    c, ref = _backward_both(x, dy, scale, mean if saved else None, inv if saved else None, _dense(x))
+    assert c == ref
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("saved", [True, False], ids=["saved_statistics", "recomputed_statistics"])
+def test_backward_kernel_matches_reference_bit_for_bit_on_special_values(dtype, saved):
+    rng = np.random.default_rng(7)
+    shape = (3, 4, 21)
+    x, dy = _special(rng, shape, dtype), _special(rng, shape, dtype)
+    x[:, 3] = 0.5  # one channel of ties only: variance 0
+    dy[:, 2] = -0.0  # Σdy of -0 terms: the lanes start from +0
+    scale, mean, inv = _params(rng, shape[1])
+    c, ref = _backward_both(x, dy, scale, mean if saved else None, inv if saved else None, _dense(x))
+    assert c == ref
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_forward_kernel_matches_reference_bit_for_bit(dtype, shape):
+    rng = np.random.default_rng(len(shape) + shape[2])
+    for x in ((rng.standard_normal(shape) * 1.5 + 4000).astype(dtype), _special(rng, shape, dtype)):
+        scale, bias, _ = _params(rng, shape[1])
+        results = []
+        for run in (bn_channels.forward_block, bn_channels.forward_reference):
+            y, mean, var = np.zeros_like(x), np.zeros(shape[1]), np.zeros(shape[1])
+            with np.errstate(all="ignore"):
+                run(x, y, scale, bias, 1e-5, 0.5, mean, var)
+            results.append(_bits(y, mean, var))
+        assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_kernels_walk_strided_blocks_of_channels_like_the_reference(dtype):
+    """A block of channels cut out of a wider NCHW tensor: image and channel strides that are not the block's
+    own, with a row length that is not a multiple of the lanes."""
+    rng = np.random.default_rng(3)
+    n, c, s = 3, 9, 19
+    x_full, dy_full = rng.standard_normal((n, c, s)).astype(dtype), rng.standard_normal((n, c, s)).astype(dtype)
+    x, dy = x_full[:, 2:6], dy_full[:, 5:9]
+    out_full = np.zeros((n, c + 2, s), dtype)
+    scale, mean, inv = _params(rng, 4)
+    for saved in (True, False):
+        results = []
+        for run in (bn_channels.backward_block, bn_channels.backward_reference):
+            out_full[...] = 0
+            d_scale, d_bias = np.zeros(4), np.zeros(4)
+            run(x, dy, out_full[:, 3:7], scale, mean if saved else None, inv if saved else None, 1e-5, 1.0, d_scale,
+                d_bias)
+            results.append(_bits(out_full, d_scale, d_bias))
+        assert results[0] == results[1]
+    assert bn_channels._geometry(x, dy, out_full[:, 3:7]) is not None   # the kernel did take these strides
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("alias", ["x", "dy"])
+def test_backward_in_place_on_x_or_dy_matches_the_reference(dtype, alias):
+    rng = np.random.default_rng(11)
+    shape = (2, 3, 45)
+    base_x = rng.standard_normal(shape).astype(dtype)
+    base_dy = rng.standard_normal(shape).astype(dtype)
+    scale, mean, inv = _params(rng, 3)
+    results = []
+    for run in (bn_channels.backward_block, bn_channels.backward_reference):
+        x, dy = base_x.copy(), base_dy.copy()
+        out = x if alias == "x" else dy
+        d_scale, d_bias = np.zeros(3), np.zeros(3)
+        run(x, dy, out, scale, mean, inv, 1e-5, 1.0, d_scale, d_bias)
+        results.append(_bits(out, d_scale, d_bias))
+    assert results[0] == results[1]
+
+
+def test_forward_in_place_on_x_matches_the_reference():
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((3, 2, 50)).astype(np.float32)
+    scale, bias, _ = _params(rng, 2)
+    results = []
+    for run in (bn_channels.forward_block, bn_channels.forward_reference):
+        x = base.copy()
+        mean, var = np.zeros(2), np.zeros(2)
+        run(x, x, scale, bias, 1e-5, 1.0, mean, var)
+        results.append(_bits(x, mean, var))
+    assert results[0] == results[1]
+
+
+def test_a_shifted_overlap_of_dx_and_x_leaves_the_kernel_to_the_reference():
+    """dx overlapping x other than as the very same view: the per-channel kernel would read what it wrote."""
+    x = np.zeros((2, 2, 10), np.float32)
+    assert bn_channels._geometry(x[:, :, 1:], x[:, :, 1:], x[:, :, :9]) is None
+
+
+def test_lane_sums_add_each_lane_in_row_order_then_fold_the_lanes():
+    """The documented order, spelt out element by element for a row of 20 (one full block, one padded)."""
+    rng = np.random.default_rng(2)
+    rows = rng.standard_normal((2, 1, 20)).astype(np.float32)
+    lanes = np.zeros(16, np.float32)
+    for n in range(2):
+        for j in range(20):
+            lanes[j % 16] = lanes[j % 16] + rows[n, 0, j]
+        for j in range(20, 32):
+            lanes[j % 16] = lanes[j % 16] + np.float32(0)
+    width = 8
+    while width:
+        lanes[:width] = lanes[:width] + lanes[width:2 * width]
+        width //= 2
+    got = bn_channels.lane_sums(rows, lambda out: np.copyto(out, rows))
+    assert got.tobytes() == lanes[:1].tobytes()
