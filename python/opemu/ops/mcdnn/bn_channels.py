@@ -206,18 +206,36 @@ def forward_reference(x, y, scale, bias, eps, alpha, mean, var):
     np.add(t, _coefficient(b * alpha, ct), out=y)
 
 
+_GEOMETRIES = {}           # operand shapes, strides and types → the kernel's struct, or False
+_GEOMETRIES_LIMIT = 256
+
+
 def _geometry(x, dy, out):
-    """The kernel's struct of strides in elements, or None when a row is not dense or out overlaps the
-    inputs other than as the very same view."""
-    if kernels.lib() is None or x.dtype not in (np.float32, np.float64):
+    """The kernel's struct of strides in elements (made once per operand layout), or None: the references
+    must run (OPEMU_KERNELS=numpy, a type the kernels do not take, rows that are not dense, or out
+    overlapping an input other than as the very same view)."""
+    if kernels.lib() is None:
         return None
-    operands = [t for t in (x, dy, out) if t is not None]
+    source = dy if dy is not None else x
+    key = (x.shape, x.strides, source.strides, out.strides, x.dtype, source.dtype, out.dtype)
+    g = _GEOMETRIES.get(key)
+    if g is None:
+        g = _make_geometry(x, source, out)
+        if len(_GEOMETRIES) >= _GEOMETRIES_LIMIT:
+            _GEOMETRIES.clear()
+        _GEOMETRIES[key] = g
+    if g is False or not kernels.apart(out, x, dy):
+        return None
+    return g
+
+
+def _make_geometry(x, dy, out):
     item = x.itemsize
-    if any(t.dtype != x.dtype or (t.strides[2] != item and t.shape[2] > 1) for t in operands):
-        return None
-    if not kernels.apart(out, x, dy):
-        return None
-    dy = dy if dy is not None else x
+    if x.dtype not in (np.float32, np.float64) or any(t.dtype != x.dtype or (t.strides[2] != item and t.shape[2] > 1)
+                                                     for t in (dy, out)):
+        return False
+    if x.strides[2] != item and x.shape[2] > 1:
+        return False
     return device.ffi.new("struct opemu_bn_geometry *", dict(
         images=x.shape[0], spatial=x.shape[2], x_image=x.strides[0] // item, x_channel=x.strides[1] // item,
         dy_image=dy.strides[0] // item, dy_channel=dy.strides[1] // item, out_image=out.strides[0] // item,
@@ -229,25 +247,62 @@ def _doubles(array):
     return kernels.null() if array is None else device.ffi.from_buffer("double[]", array)
 
 
-def _backward_kernel(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
+def _bytes(array):
+    """A char * to an array's first element, for offsets in bytes."""
+    return device.ffi.cast("char *", kernels.strided_address(array))
+
+
+def _over_channels(x, worth, call):
+    """call(lo, hi, offset) over channel ranges of (N, k, spatial) rows, one per worker when `worth` it;
+    `offset(array, lo)` is a pointer to the array's channel lo (a double * for a float64 vector)."""
+    def offset(array, lo):
+        if array is None:
+            return kernels.null()
+        if array.ndim == 1:
+            return _doubles(array) + lo
+        return _bytes(array) + lo * array.strides[1]
+    parallel.split(x.shape[1], lambda lo, hi: call(lo, hi, offset), worth=worth)
+
+
+def _backward_kernel(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias, worth=False):
     g = _geometry(x, dy, dx)
     if g is None:
         return False
-    kernels.lib().opemu_kernel_bn_backward(
-        x.itemsize, g, x.shape[1], kernels.strided_address(x), kernels.strided_address(dy),
-        kernels.strided_address(dx), _doubles(scale), _doubles(mean),
-        _doubles(inv), eps, alpha, _doubles(d_scale), _doubles(d_bias))
+    lib = kernels.lib()
+
+    def call(lo, hi, at):
+        lib.opemu_kernel_bn_backward(x.itemsize, g, hi - lo, at(x, lo), at(dy, lo), at(dx, lo), at(scale, lo),
+                                     at(mean, lo), at(inv, lo), eps, alpha, at(d_scale, lo), at(d_bias, lo))
+    _over_channels(x, worth, call)
     return True
 
 
-def _forward_kernel(x, y, scale, bias, eps, alpha, mean, var):
+def _forward_kernel(x, y, scale, bias, eps, alpha, mean, var, worth=False):
     g = _geometry(x, None, y)
     if g is None:
         return False
-    kernels.lib().opemu_kernel_bn_forward(x.itemsize, g, x.shape[1], kernels.strided_address(x),
-                                          kernels.strided_address(y), _doubles(scale), _doubles(bias), eps, alpha,
-                                          _doubles(mean), _doubles(var))
+    lib = kernels.lib()
+
+    def call(lo, hi, at):
+        lib.opemu_kernel_bn_forward(x.itemsize, g, hi - lo, at(x, lo), at(y, lo), at(scale, lo), at(bias, lo), eps,
+                                    alpha, at(mean, lo), at(var, lo))
+    _over_channels(x, worth, call)
     return True
+
+
+def _whole(layout, ct, beta, *tensors):
+    """The tensors as (N, C, spatial) rows in place when the kernels can take them whole (no conversion, no
+    blend, merging spatial dims), else None: then the walk goes block by block."""
+    if beta != 0 or kernels.lib() is None:
+        return None
+    shape = (layout.N, layout.C, layout.spatial)
+    rows = []
+    for t in tensors:
+        r = _rows(t, shape) if t.dtype == ct else None
+        if r is None:
+            return None
+        rows.append(r)
+    return rows
 
 
 # ---------------------------------------------------------------- the two walks
@@ -255,9 +310,22 @@ def _forward_kernel(x, y, scale, bias, eps, alpha, mean, var):
 def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
     """Training forward walking channel blocks: y = alpha·(scale·(x-mean)·invstd + bias) + beta·y. Returns
     (mean, biased variance, invstd), float64 per channel."""
-    blocks, k = _channel_blocks(layout, ct)
     stats = accumulators(workspace, layout.forward_workspace(), (2, layout.C))
     scale, bias = np.ascontiguousarray(scale.reshape(-1)), np.ascontiguousarray(bias.reshape(-1))
+    rows = _whole(layout, ct, beta, x, y)
+    if rows is None or not _forward_kernel(*rows, scale, bias, eps, alpha, stats[0], stats[1], _worth(layout)):
+        _forward_blocks(layout, x, y, scale, bias, eps, ct, alpha, beta, stats)
+    mean, var = stats[0].copy(), stats[1].copy()
+    with np.errstate(divide="ignore"):
+        return mean, var, 1 / np.sqrt(var + eps)
+
+
+def _worth(layout):
+    return layout.N * layout.elements >= bn_common.PARALLEL_MIN
+
+
+def _forward_blocks(layout, x, y, scale, bias, eps, ct, alpha, beta, stats):
+    blocks, k = _channel_blocks(layout, ct)
 
     def run(mine):
         for c0, c1 in mine:
@@ -269,18 +337,22 @@ def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspa
             if out is None:
                 block.write(y, result, beta)
     _over_blocks(layout, blocks, run)
-    mean, var = stats[0].copy(), stats[1].copy()
-    with np.errstate(divide="ignore"):
-        return mean, var, 1 / np.sqrt(var + eps)
 
 
 def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspace=None):
     """Backward walking channel blocks. mean/inv None: recomputed from x. Returns (dScale, dBias)."""
-    blocks, k = _channel_blocks(layout, ct)
     sums = accumulators(workspace, layout.backward_workspace(), (2, layout.C))
     scale = np.ascontiguousarray(scale.reshape(-1))
     mean = None if mean is None else np.ascontiguousarray(mean.reshape(-1))
     inv = None if inv is None else np.ascontiguousarray(inv.reshape(-1))
+    rows = _whole(layout, ct, beta, x, dy, dx)
+    if rows is None or not _backward_kernel(*rows, scale, mean, inv, eps, alpha, sums[0], sums[1], _worth(layout)):
+        _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, sums)
+    return sums[0].copy(), sums[1].copy()
+
+
+def _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, sums):
+    blocks, k = _channel_blocks(layout, ct)
 
     def run(mine):
         for c0, c1 in mine:
@@ -293,4 +365,3 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
             if out is None:
                 block.write(dx, result, beta)
     _over_blocks(layout, blocks, run)
-    return sums[0].copy(), sums[1].copy()
