@@ -247,21 +247,28 @@ def _doubles(array):
     return kernels.null() if array is None else device.ffi.from_buffer("double[]", array)
 
 
-def _bytes(array):
-    """A char * to an array's first element, for offsets in bytes."""
-    return device.ffi.cast("char *", kernels.strided_address(array))
-
-
 def _over_channels(x, worth, call):
-    """call(lo, hi, offset) over channel ranges of (N, k, spatial) rows, one per worker when `worth` it;
-    `offset(array, lo)` is a pointer to the array's channel lo (a double * for a float64 vector)."""
-    def offset(array, lo):
-        if array is None:
-            return kernels.null()
-        if array.ndim == 1:
-            return _doubles(array) + lo
-        return _bytes(array) + lo * array.strides[1]
-    parallel.split(x.shape[1], lambda lo, hi: call(lo, hi, offset), worth=worth)
+    """call(lo, hi, at) over channel ranges of (N, k, spatial) rows, one per worker when `worth` it;
+    `at(array, lo)` points at the array's channel lo (a double * for a float64 vector, NULL for None)."""
+    if not worth or parallel.WORKERS == 1 or x.shape[1] == 1:
+        call(0, x.shape[1], _first)
+        return
+    parallel.split(x.shape[1], lambda lo, hi: call(lo, hi, _at), worth=worth)
+
+
+def _first(array, lo):
+    """_at for lo == 0 (the one-range walk of a small tensor, without the pointer arithmetic)."""
+    if array is None:
+        return kernels.null()
+    return _doubles(array) if array.ndim == 1 else kernels.strided_address(array)
+
+
+def _at(array, lo):
+    if array is None:
+        return kernels.null()
+    if array.ndim == 1:
+        return _doubles(array) + lo
+    return device.ffi.cast("char *", kernels.strided_address(array)) + lo * array.strides[1]
 
 
 def _backward_kernel(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias, worth=False):

@@ -76,9 +76,12 @@ def verdict_key(op, a):
     of each pointer, only whether it is null (no check compares addresses; the scaling factors behind
     theirs are read at every call)."""
     null = device.ffi.NULL
+    pointer = type(null)
     key = [op.name]
     for value in a.__dict__.values():
-        if value is None or isinstance(value, (int, float, mcdnn.Tensor, mcdnn.Struct)):
+        if type(value) is pointer:
+            key.append(value == null)
+        elif value is None or isinstance(value, (int, float, mcdnn.Tensor, mcdnn.Struct)):
             key.append(value)
         else:
             key.append(value == null)

@@ -120,6 +120,9 @@ def unbiased(var, count):
 
 def blend_param(view, value, alpha, beta):
     """A parameter-shaped output (float / double) = alpha·value + beta·prior; beta == 0 never reads it."""
+    if alpha == 1 and beta == 0:   # value·1 is value
+        view[...] = np.asarray(value, np.float64).reshape(view.shape)
+        return
     result = np.asarray(value, np.float64).reshape(view.shape) * alpha
     if beta != 0:
         result = result + beta * view.astype(np.float64)
