@@ -80,13 +80,15 @@ void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n
 
 /* ---- mcDNN batch normalization (csrc/kernels/batchnorm.c) ----
  * A block of `channels` channels, each `images` rows of `spatial` dense elements; strides in elements
- * between images and between channels of x, dy and the output (dx or y). Statistics and parameters are
+ * between images and between channels of x, dy and the output (dx or y); `stream` nonzero: the output is
+ * written with stores that bypass the caches (an output far larger than them). Statistics and parameters are
  * float64 per channel. backward: dx from x, dy, scale and the saved mean / inverse std (NULL: both
  * recomputed from x), dScale and dBias before their blend; dx may be x or dy exactly, no other overlap.
  * forward: y, the mean and biased variance. Both return 0, or -1 for a size they do not handle. */
 struct opemu_bn_geometry {
     int64_t images, spatial;
     int64_t x_image, x_channel, dy_image, dy_channel, out_image, out_channel;
+    int64_t stream;
 };
 int opemu_kernel_bn_backward(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x,
                              const void *dy, void *dx, const double *scale, const double *mean, const double *inv,
