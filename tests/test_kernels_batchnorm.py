@@ -191,3 +191,20 @@ def test_streamed_outputs_match_the_reference_aligned_or_not(dtype, monkeypatch)
             results.append(_bits(y, m, v))
         assert results[0] == results[1]
     assert all(g.stream for g in bn_channels._GEOMETRIES.values())
+
+
+def test_per_activation_plain_ops_on_one_run_images_walk_positions_as_channels():
+    """PER_ACTIVATION is the channel walk of x seen as (N, C·H·W, 1, 1) when every image and parameter tensor
+    is one run; a padded image keeps the walk over images, and so do the fused ops."""
+    from types import SimpleNamespace as Desc
+    from opemu.ops.mcdnn.bn_common import walk_layout
+    shape = (4, 3, 5, 6)
+    dense = Desc(shape=shape, strides=(90, 30, 6, 1))
+    padded = Desc(shape=shape, strides=(120, 40, 8, 1))
+    params = Desc(shape=(1, 3, 5, 6), strides=(90, 30, 6, 1))
+    layout = walk_layout(shape, False, True, [dense, dense], [params])
+    assert (layout.positions, layout.by_channels, layout.shape, layout.count) == (True, True, (4, 90, 1, 1), 4)
+    assert layout.forward_workspace() == walk_layout(shape, False, False, [dense], [params]).forward_workspace()
+    assert not walk_layout(shape, False, True, [dense, padded], [params]).positions
+    assert not walk_layout(shape, False, False, [dense], [params]).by_channels
+    assert not walk_layout(shape, True, True, [dense], [params]).positions

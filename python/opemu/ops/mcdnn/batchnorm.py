@@ -35,7 +35,7 @@ from opemu.ops.mcdnn.bn_checks import (check_backward, check_inference, check_si
                                        epsilon_at_least, matching, param_layout, read_scalars, tensor_rank, verdict_key)
 from opemu.ops.mcdnn.bn_common import (BF16, BN_MIN_EPSILON, BN_MODE, BN_OPS, DOUBLE, FLOAT, HALF, NORM_ALGO,
                                        NORM_MODE, NORM_OPS, OPS_ADD_ACTIVATION, OPS_NORM, backward_coefficients,
-                                       blend_param, invstd, param, running_update, unbiased)
+                                       as_positions, blend_param, invstd, param, running_update, unbiased)
 from opemu.ops.mcdnn.bn_images import gradient_input, gradient_sums, moments, normalize
 
 # ---------------------------------------------------------------- the routines, both families
@@ -76,6 +76,8 @@ class Normalization(mcdnn.McdnnOp):
         {"inference": check_inference, "training": check_training, "backward": check_backward}[self.stage](self, a)
 
     def compute(self, a, v):
+        if a._layout.positions:
+            v = as_positions(a._layout, v)
         {"inference": inference_compute, "training": training_compute,
          "backward": backward_compute}[self.stage](self, a, v)
 

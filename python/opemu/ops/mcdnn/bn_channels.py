@@ -8,7 +8,7 @@ import numpy as np
 from opemu.core import device, kernels, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
-from opemu.ops.mcdnn.bn_common import accumulators, backward_coefficients
+from opemu.ops.mcdnn.bn_common import accumulators, backward_coefficients, reshaped
 
 LANES = 16   # the per-channel sums' lanes (csrc/kernels/batchnorm.c)
 
@@ -64,16 +64,6 @@ def _unbuffered(run):
         np.setbufsize(previous)
 
 
-def _rows(view, shape):
-    """The view reshaped to `shape` without a copy, or None when its strides do not allow it."""
-    rows = view.view()
-    try:
-        rows.shape = shape
-    except AttributeError:
-        return None
-    return rows
-
-
 class _Block:
     """Channels [c0, c1) of (N, C, ...) tensors as (N, k, spatial) rows: the tensor's own memory when it is
     already in the compute type and its spatial dims merge, else a same-order copy in a thread's scratch."""
@@ -90,7 +80,7 @@ class _Block:
     def read(self, tensor, name):
         view = tensor[:, self.c0:self.c1]
         if view.dtype == self.ct:
-            rows = _rows(view, self.shape)
+            rows = reshaped(view, self.shape)
             if rows is not None:
                 return rows
         block = _buffer(name, self.full, self.ct)[:, :self.kk]
@@ -101,7 +91,7 @@ class _Block:
         """Rows to write the result straight into, or None (a conversion, a blend or unmergeable strides)."""
         if beta != 0 or tensor.dtype != self.ct:
             return None
-        return _rows(tensor[:, self.c0:self.c1], self.shape)
+        return reshaped(tensor[:, self.c0:self.c1], self.shape)
 
     def write(self, tensor, rows, beta):
         """tensor[:, c0:c1] = rows + beta·tensor (beta == 0 never reads it), rounded once."""
@@ -306,7 +296,7 @@ def _whole(layout, ct, beta, *tensors):
     shape = (layout.N, layout.C, layout.spatial)
     rows = []
     for t in tensors:
-        r = _rows(t, shape) if t.dtype == ct else None
+        r = reshaped(t, shape) if t.dtype == ct else None
         if r is None:
             return None
         rows.append(r)

@@ -1,7 +1,7 @@
 """The checks of the batch normalization routines of both families, in the seed's order, and the verdict
 key under which a passed check is remembered (mcdnn.checked)."""
 from opemu.core import device, mcdnn
-from opemu.ops.mcdnn.bn_common import OPS_ADD_ACTIVATION, OPS_NORM, PARAM_TYPE, RELU, Layout, byte_tensor, channel_major
+from opemu.ops.mcdnn.bn_common import OPS_ADD_ACTIVATION, OPS_NORM, PARAM_TYPE, RELU, byte_tensor, walk_layout
 
 # ---------------------------------------------------------------- checks shared by both families
 
@@ -103,7 +103,7 @@ def read_scalars(op, a):
 
 def _prepare(op, a, per_channel, ops, activation):
     x = op.get(a, "xd")
-    a._layout = Layout(x.shape, per_channel, activation is None and channel_major(*_data(op, a)))
+    a._layout = walk_layout(x.shape, per_channel, activation is None, _data(op, a), _params(op, a))
     a._ct = x.compute_dtype
     a._ops = ops
     a._activation = activation
@@ -213,6 +213,10 @@ def _data(op, a):
     return [op.get(a, k) for k in ("xd", "yd", "dyd", "dxd") if k in op.roles]
 
 
+def _params(op, a):
+    return [op.get(a, k) for k in ("pd", "mvd") if k in op.roles]
+
+
 def _data_named(op, a):
     return [(op.roles[k], op.get(a, k)) for k in ("xd", "yd", "zd", "dyd", "dxd", "dzd") if k in op.roles]
 
@@ -252,6 +256,6 @@ def check_size_query(op, a, stage):
     op.group_count(a)
     if activation is not None:
         fused_supported(op.ops_name(ops), activation, _data_named(op, a))
-    layout = Layout(op.get(a, "xd").shape, per_channel, activation is None and channel_major(*_data(op, a)))
+    layout = walk_layout(op.get(a, "xd").shape, per_channel, activation is None, _data(op, a), _params(op, a))
     a._size = {"forward": layout.forward_workspace(), "backward": layout.backward_workspace(),
                "reserve": layout.reserve() if activation is not None else 0}[stage]

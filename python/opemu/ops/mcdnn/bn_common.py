@@ -45,12 +45,54 @@ def channel_major(*tensors):
     return True
 
 
+def _one_run(t):
+    """Whether the dims after the first of a descriptor form one run of a single element stride."""
+    dims = [(d, s) for d, s in zip(t.shape[1:], t.strides[1:]) if d != 1]
+    return all(s0 == s1 * d1 for (_, s0), (d1, s1) in zip(dims, dims[1:]))
+
+
+def walk_layout(shape, per_channel, plain, data, params):
+    """The Layout a routine walks. PER_ACTIVATION with plain ops, on tensors whose images (and parameters)
+    are one run each, walks positions as channels: x as (N, C·H·W, 1, 1) per channel is the same problem
+    (each position's statistic runs over the batch), so it takes the channel walk and its kernels; the
+    compute stages see every tensor reshaped so (`positions`)."""
+    data = [t for t in data if t is not None]
+    if per_channel:
+        return Layout(shape, True, plain and channel_major(*data))
+    if plain and all(_one_run(t) for t in data + [t for t in params if t is not None]):
+        return Layout((shape[0], math.prod(shape[1:])) + (1,) * (len(shape) - 2), True, True, positions=True)
+    return Layout(shape, False)
+
+
+def reshaped(view, shape):
+    """The view reshaped to `shape` without a copy, or None when its strides do not allow it."""
+    rows = view.view()
+    try:
+        rows.shape = shape
+    except AttributeError:
+        return None
+    return rows
+
+
+def as_positions(layout, views):
+    """The tensors of a positions walk (walk_layout) reshaped to it: data (N, C·H·W, 1...), parameters
+    (1, C·H·W, 1...); byte tensors (workspace, reserve) as they are."""
+    shaped = {}
+    for name, t in views.items():
+        if t is not None and t.ndim == len(layout.shape):
+            t = reshaped(t, (t.shape[0],) + layout.shape[1:])
+        shaped[name] = t
+    return shaped
+
+
 class Layout:
     """x's geometry for a normalization over the batch (per activation) or the batch and the spatial
     dimensions (per channel). Parameters broadcast against one image x[n] with shape `pshape`.
-    `by_channels`: the routines walk blocks of channels (see the module text), else images."""
+    `by_channels`: the routines walk blocks of channels (see the module text), else images. `positions`:
+    a PER_ACTIVATION routine walked as channels (walk_layout)."""
 
-    def __init__(self, shape, per_channel, by_channels=False):
+    def __init__(self, shape, per_channel, by_channels=False, positions=False):
+        self.positions = positions
         self.by_channels = per_channel and by_channels
         self.shape = tuple(shape)
         self.N, self.C = shape[0], shape[1]
