@@ -208,3 +208,24 @@ def test_per_activation_plain_ops_on_one_run_images_walk_positions_as_channels()
     assert not walk_layout(shape, False, True, [dense, padded], [params]).positions
     assert not walk_layout(shape, False, False, [dense], [params]).by_channels
     assert not walk_layout(shape, True, True, [dense], [params]).positions
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("stream", [False, True], ids=["cached_stores", "streamed_stores"])
+def test_inference_kernel_matches_the_image_walk_bit_for_bit(dtype, stream, monkeypatch):
+    """Inference's y = x·a' + b' (alpha folded into a', b', rounded to the data type): the kernel on the whole
+    tensor against bn_images.normalize, the walk over images it replaces, on special values too."""
+    from opemu.ops.mcdnn import bn_common, bn_images
+    monkeypatch.setattr(bn_channels, "_STREAM_BYTES", 0 if stream else bn_channels._STREAM_BYTES)
+    monkeypatch.setattr(bn_channels, "_GEOMETRIES", {})
+    rng = np.random.default_rng(17)
+    shape = (3, 5, 4, 7)
+    layout = bn_common.Layout(shape, True, True)
+    x = _special(rng, shape, dtype)
+    a, b = rng.standard_normal((5, 1, 1)), rng.standard_normal((5, 1, 1))
+    a[2] = np.inf
+    y_kernel, y_walk = np.zeros_like(x), np.zeros_like(x)
+    with np.errstate(all="ignore"):
+        assert bn_channels.affine_by_channels(layout, x, y_kernel, a * 0.75, b * 0.75, np.dtype(dtype), 0.0)
+        bn_images.normalize(layout, x, y_walk, a, b, np.dtype(dtype), 0.75, 0.0)
+    assert y_kernel.tobytes() == y_walk.tobytes()

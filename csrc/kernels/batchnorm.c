@@ -191,6 +191,12 @@ static inline void stream_fence(void) {}
             double b = bias[c] + a * ((double)centre - mean[c]);                                          \
             apply_##SUFFIX(g, xc, 0, y + c * g->out_channel, centre, (T)0, (T)(a * alpha), (T)(b * alpha)); \
         }                                                                                                 \
+    }                                                                                                     \
+    static void affine_##SUFFIX(const struct opemu_bn_geometry *g, int64_t channels, const T *x, T *y,   \
+                                const double *a, const double *b)                                         \
+    {                                                                                                     \
+        for (int64_t c = 0; c < channels; c++) /* x - (+0) is x, bit for bit */                           \
+            apply_##SUFFIX(g, x + c * g->x_channel, 0, y + c * g->out_channel, (T)0, (T)0, (T)a[c], (T)b[c]); \
     }
 
 DEFINE_LANE_SUMS(float, f32_lanes, f32)
@@ -226,6 +232,19 @@ int opemu_kernel_bn_forward(int size, const struct opemu_bn_geometry *g, int64_t
         forward_f32(g, channels, (const float *)x, (float *)y, scale, bias, eps, alpha, mean, var);
     else if (size == 8)
         forward_f64(g, channels, (const double *)x, (double *)y, scale, bias, eps, alpha, mean, var);
+    else
+        return -1;
+    stream_fence();
+    return 0;
+}
+
+int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
+                           const double *a, const double *b)
+{
+    if (size == 4)
+        affine_f32(g, channels, (const float *)x, (float *)y, a, b);
+    else if (size == 8)
+        affine_f64(g, channels, (const double *)x, (double *)y, a, b);
     else
         return -1;
     stream_fence();

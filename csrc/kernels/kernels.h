@@ -84,7 +84,8 @@ void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n
  * written with stores that bypass the caches (an output far larger than them). Statistics and parameters are
  * float64 per channel. backward: dx from x, dy, scale and the saved mean / inverse std (NULL: both
  * recomputed from x), dScale and dBias before their blend; dx may be x or dy exactly, no other overlap.
- * forward: y, the mean and biased variance. Both return 0, or -1 for a size they do not handle. */
+ * forward: y, the mean and biased variance. affine (inference): y = x·a + b, a and b per channel rounded
+ * to the data type. They return 0, or -1 for a size they do not handle. */
 struct opemu_bn_geometry {
     int64_t images, spatial;
     int64_t x_image, x_channel, dy_image, dy_channel, out_image, out_channel;
@@ -96,5 +97,7 @@ int opemu_kernel_bn_backward(int size, const struct opemu_bn_geometry *g, int64_
 int opemu_kernel_bn_forward(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
                             const double *scale, const double *bias, double eps, double alpha, double *mean,
                             double *var);
+int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
+                           const double *a, const double *b);
 
 #endif

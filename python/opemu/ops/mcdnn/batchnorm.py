@@ -30,7 +30,7 @@ RELU activation (NOT_SUPPORTED otherwise, as the seed states for the layout); Fo
 supports z only for HALF data (its configuration table); bf16 is supported where the seed's tables list
 it (ForwardTraining; ForwardInference follows it); dz is blended with the DataDiff pair like dx."""
 from opemu.core import device, mcdnn
-from opemu.ops.mcdnn.bn_channels import backward_by_channels, forward_by_channels
+from opemu.ops.mcdnn.bn_channels import affine_by_channels, backward_by_channels, forward_by_channels
 from opemu.ops.mcdnn.bn_checks import (check_backward, check_inference, check_size_query, check_training,
                                        epsilon_at_least, matching, param_layout, read_scalars, tensor_rank, verdict_key)
 from opemu.ops.mcdnn.bn_common import (BF16, BN_MIN_EPSILON, BN_MODE, BN_OPS, DOUBLE, FLOAT, HALF, NORM_ALGO,
@@ -183,8 +183,12 @@ def inference_compute(op, a, v):
     inv = invstd(var, op.get(a, "eps"))
     a_coef = scale * inv
     b_coef = bias - mean * a_coef
+    x, y = v[op.name_of("x")], v[op.name_of("y")]
+    if layout.by_channels and affine_by_channels(layout, x, y, a_coef * a.alpha_value, b_coef * a.alpha_value, ct,
+                                                 a.beta_value):
+        return
     z = v.get(op.roles.get("z")) if a._ops == OPS_ADD_ACTIVATION else None
-    normalize(layout, v[op.name_of("x")], v[op.name_of("y")], a_coef, b_coef, ct, a.alpha_value, a.beta_value, z=z,
+    normalize(layout, x, y, a_coef, b_coef, ct, a.alpha_value, a.beta_value, z=z,
               activation=a._activation)  # inference keeps no mask
 
 

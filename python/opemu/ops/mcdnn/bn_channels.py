@@ -288,6 +288,18 @@ def _forward_kernel(x, y, scale, bias, eps, alpha, mean, var, worth=False):
     return True
 
 
+def _affine_kernel(x, y, a, b, worth=False):
+    g = _geometry(x, None, y)
+    if g is None:
+        return False
+    lib = kernels.lib()
+
+    def call(lo, hi, at):
+        lib.opemu_kernel_bn_affine(x.itemsize, g, hi - lo, at(x, lo), at(y, lo), at(a, lo), at(b, lo))
+    _over_channels(x, worth, call)
+    return True
+
+
 def _whole(layout, ct, beta, *tensors):
     """The tensors as (N, C, spatial) rows in place when the kernels can take them whole (no conversion, no
     blend, merging spatial dims), else None: then the walk goes block by block."""
@@ -363,3 +375,11 @@ def _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, 
             if out is None:
                 block.write(dx, result, beta)
     _over_blocks(layout, blocks, run)
+
+
+def affine_by_channels(layout, x, y, a, b, ct, beta):
+    """Inference's y = x·a' + b' (a', b': the float64 a, b with alpha folded in, rounded to the compute type)
+    by the kernel on the tensors whole; False when it cannot take them (the caller's walk over images runs)."""
+    rows = _whole(layout, ct, beta, x, y)
+    return rows is not None and _affine_kernel(*rows, np.ascontiguousarray(a.reshape(-1)),
+                                               np.ascontiguousarray(b.reshape(-1)), _worth(layout))
