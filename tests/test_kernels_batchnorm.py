@@ -7,7 +7,7 @@ import pytest
 from opemu.core import kernels
 from opemu.ops.mcdnn import bn_channels
 
-pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="the C kernels are not loaded (OPEMU_KERNELS=numpy)")
+needs_kernels = pytest.mark.skipif(kernels.lib() is None, reason="the C kernels are not loaded (OPEMU_KERNELS=numpy)")
 
 DTYPES = [np.float32, np.float64]
 SHAPES = [(3, 5, 37), (2, 3, 16), (1, 1, 1), (1, 2, 5), (4, 7, 320), (5, 2, 33)]
@@ -48,6 +48,7 @@ def _dense(x):
     return lambda: np.zeros_like(x)
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("saved", [True, False], ids=["saved_statistics", "recomputed_statistics"])
@@ -60,6 +61,7 @@ def test_backward_kernel_matches_reference_bit_for_bit_on_random_values(dtype, s
     assert c == ref
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("saved", [True, False], ids=["saved_statistics", "recomputed_statistics"])
 def test_backward_kernel_matches_reference_bit_for_bit_on_special_values(dtype, saved):
@@ -73,6 +75,7 @@ def test_backward_kernel_matches_reference_bit_for_bit_on_special_values(dtype, 
     assert c == ref
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_forward_kernel_matches_reference_bit_for_bit(dtype, shape):
@@ -88,6 +91,7 @@ def test_forward_kernel_matches_reference_bit_for_bit(dtype, shape):
         assert results[0] == results[1]
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_kernels_walk_strided_blocks_of_channels_like_the_reference(dtype):
     """A block of channels cut out of a wider NCHW tensor: image and channel strides that are not the block's
@@ -110,6 +114,7 @@ def test_kernels_walk_strided_blocks_of_channels_like_the_reference(dtype):
     assert bn_channels._geometry(x, dy, out_full[:, 3:7]) is not None   # the kernel did take these strides
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("alias", ["x", "dy"])
 def test_backward_in_place_on_x_or_dy_matches_the_reference(dtype, alias):
@@ -128,6 +133,7 @@ def test_backward_in_place_on_x_or_dy_matches_the_reference(dtype, alias):
     assert results[0] == results[1]
 
 
+@needs_kernels
 def test_forward_in_place_on_x_matches_the_reference():
     rng = np.random.default_rng(5)
     base = rng.standard_normal((3, 2, 50)).astype(np.float32)
@@ -141,6 +147,7 @@ def test_forward_in_place_on_x_matches_the_reference():
     assert results[0] == results[1]
 
 
+@needs_kernels
 def test_a_shifted_overlap_of_dx_and_x_leaves_the_kernel_to_the_reference():
     """dx overlapping x other than as the very same view: the per-channel kernel would read what it wrote."""
     x = np.zeros((2, 2, 10), np.float32)
@@ -165,6 +172,7 @@ def test_lane_sums_add_each_lane_in_row_order_then_fold_the_lanes():
     assert got.tobytes() == lanes[:1].tobytes()
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_streamed_outputs_match_the_reference_aligned_or_not(dtype, monkeypatch):
     """Outputs written with stores that bypass the caches (large outputs; every output here): a head up to
@@ -210,6 +218,7 @@ def test_per_activation_plain_ops_on_one_run_images_walk_positions_as_channels()
     assert not walk_layout(shape, True, True, [dense], [params]).positions
 
 
+@needs_kernels
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("stream", [False, True], ids=["cached_stores", "streamed_stores"])
 def test_inference_kernel_matches_the_image_walk_bit_for_bit(dtype, stream, monkeypatch):
