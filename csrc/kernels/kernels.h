@@ -78,6 +78,10 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
+/* Row sums: out[r] = np.add.reduce(row r) bit for bit (NumPy's pairwise summation, csrc/kernels/reduce.c),
+ * rows of `cols` dense elements `row_stride` elements apart. Returns 0, or -1 for a size it does not handle. */
+int opemu_kernel_row_sum(int size, const void *x, int64_t row_stride, int64_t rows, int64_t cols, void *out);
+
 /* ---- mcDNN batch normalization (csrc/kernels/batchnorm.c) ----
  * A block of `channels` channels, each `images` rows of `spatial` dense elements; strides in elements
  * between images and between channels of x, dy and the output (dx or y); `stream` nonzero: the output is
