@@ -325,7 +325,7 @@ def forward_by_channels(layout, x, y, scale, bias, eps, ct, alpha, beta, workspa
     rows = _whole(layout, ct, beta, x, y)
     if rows is None or not _forward_kernel(*rows, scale, bias, eps, alpha, stats[0], stats[1], _worth(layout)):
         _forward_blocks(layout, x, y, scale, bias, eps, ct, alpha, beta, stats)
-    mean, var = stats[0].copy(), stats[1].copy()
+    mean, var = stats
     with np.errstate(divide="ignore"):
         return mean, var, 1 / np.sqrt(var + eps)
 
@@ -335,17 +335,25 @@ def _worth(layout):
 
 
 def _forward_blocks(layout, x, y, scale, bias, eps, ct, alpha, beta, stats):
+    def step(block, result, c0, c1):
+        forward_block(block.read(x, "x"), result, scale[c0:c1], bias[c0:c1], eps, alpha, stats[0, c0:c1],
+                      stats[1, c0:c1])
+    _walk_blocks(layout, ct, y, beta, step)
+
+
+def _walk_blocks(layout, ct, out, beta, step):
+    """step(block, result, c0, c1) for each block, `result` the block's rows of `out` when they can be
+    written directly, else scratch that is blended into `out` and rounded to its type afterwards."""
     blocks, k = _channel_blocks(layout, ct)
 
     def run(mine):
         for c0, c1 in mine:
             block = _Block(layout, ct, k, c0, c1)
-            out = block.target(y, beta)
-            result = out if out is not None else block.scratch("y")
-            forward_block(block.read(x, "x"), result, scale[c0:c1], bias[c0:c1], eps, alpha, stats[0, c0:c1],
-                          stats[1, c0:c1])
-            if out is None:
-                block.write(y, result, beta)
+            target = block.target(out, beta)
+            result = target if target is not None else block.scratch("out")
+            step(block, result, c0, c1)
+            if target is None:
+                block.write(out, result, beta)
     _over_blocks(layout, blocks, run)
 
 
@@ -358,23 +366,15 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
     rows = _whole(layout, ct, beta, x, dy, dx)
     if rows is None or not _backward_kernel(*rows, scale, mean, inv, eps, alpha, sums[0], sums[1], _worth(layout)):
         _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, sums)
-    return sums[0].copy(), sums[1].copy()
+    return sums[0], sums[1]
 
 
 def _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, sums):
-    blocks, k = _channel_blocks(layout, ct)
-
-    def run(mine):
-        for c0, c1 in mine:
-            block = _Block(layout, ct, k, c0, c1)
-            out = block.target(dx, beta)
-            result = out if out is not None else block.scratch("dx")
-            backward_block(block.read(x, "x"), block.read(dy, "dy"), result, scale[c0:c1],
-                           None if mean is None else mean[c0:c1], None if inv is None else inv[c0:c1], eps, alpha,
-                           sums[0, c0:c1], sums[1, c0:c1])
-            if out is None:
-                block.write(dx, result, beta)
-    _over_blocks(layout, blocks, run)
+    def step(block, result, c0, c1):
+        backward_block(block.read(x, "x"), block.read(dy, "dy"), result, scale[c0:c1],
+                       None if mean is None else mean[c0:c1], None if inv is None else inv[c0:c1], eps, alpha,
+                       sums[0, c0:c1], sums[1, c0:c1])
+    _walk_blocks(layout, ct, dx, beta, step)
 
 
 def affine_by_channels(layout, x, y, a, b, ct, beta):

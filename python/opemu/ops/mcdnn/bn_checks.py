@@ -101,6 +101,16 @@ def read_scalars(op, a):
 
 # ---------------------------------------------------------------- check of the three stages
 
+def _finish(op, a, per_channel, ops, activation):
+    """The checks every stage ends with, in the seed's order, then the attributes the compute uses."""
+    read_scalars(op, a)
+    op.group_count(a)
+    _config(op, a)
+    if activation is not None:
+        fused_supported(op.ops_name(ops), activation, _data_named(op, a))
+    _prepare(op, a, per_channel, ops, activation)
+
+
 def _prepare(op, a, per_channel, ops, activation):
     x = op.get(a, "xd")
     a._layout = walk_layout(x.shape, per_channel, activation is None, _data(op, a), _params(op, a))
@@ -143,12 +153,7 @@ def check_inference(op, a):
     op.epsilon(a)
     matching((r["xd"], op.get(a, "xd")), (r["yd"], op.get(a, "yd")))
     activation = op.fused_checks(a, ops, with_z=True, with_dz=False)
-    read_scalars(op, a)
-    op.group_count(a)
-    _config(op, a)
-    if activation is not None:
-        fused_supported(op.ops_name(ops), activation, _data_named(op, a))
-    _prepare(op, a, per_channel, ops, activation)
+    _finish(op, a, per_channel, ops, activation)
 
 
 def check_training(op, a):
@@ -166,12 +171,7 @@ def check_training(op, a):
     op.epsilon(a)
     matching((r["xd"], op.get(a, "xd")), (r["yd"], op.get(a, "yd")))
     activation = op.fused_checks(a, ops, with_z=True, with_dz=False)
-    read_scalars(op, a)
-    op.group_count(a)
-    _config(op, a)
-    if activation is not None:
-        fused_supported(op.ops_name(ops), activation, _data_named(op, a))
-    _prepare(op, a, per_channel, ops, activation)
+    _finish(op, a, per_channel, ops, activation)
     _workspace(op, a, a._layout.forward_workspace())
     _reserve(op, a, a._layout, activation)
 
@@ -198,12 +198,7 @@ def check_backward(op, a):
             if op.null(a, role):
                 raise mcdnn.bad_param("%s is NULL: %s needs it" % (r[role], op.ops_name(ops)))
         matching((r["xd"], op.get(a, "xd")), (r["yd"], op.get(a, "yd")))
-    read_scalars(op, a)
-    op.group_count(a)
-    _config(op, a)
-    if activation is not None:
-        fused_supported(op.ops_name(ops), activation, _data_named(op, a))
-    _prepare(op, a, per_channel, ops, activation)
+    _finish(op, a, per_channel, ops, activation)
     layout = a._layout  # without saved statistics the forward partials are recomputed first
     _workspace(op, a, max(layout.backward_workspace(), layout.forward_workspace() if op.null(a, "smean") else 0))
     _reserve(op, a, layout, activation)
