@@ -18,11 +18,15 @@
 #define LANES 16
 
 /* The 16 lanes as GCC vectors: each operation is the scalar IEEE operation on every lane. Plain loops
- * over 16-element arrays vectorised badly; the vectors are native on AVX-512 (a clone for it, picked at
- * load time, computes the same bits as the default one). */
+ * over 16-element arrays vectorised badly; the vectors are native on AVX-512 (on x86-64 a clone for it,
+ * picked at load time, computes the same bits as the default one). */
 typedef float f32_lanes __attribute__((vector_size(LANES * sizeof(float))));
 typedef double f64_lanes __attribute__((vector_size(LANES * sizeof(double))));
+#if defined(__x86_64__) && defined(__ELF__)
 #define LANE_FUNCTION __attribute__((target_clones("avx512f", "default"))) static void
+#else
+#define LANE_FUNCTION static void
+#endif
 
 /* Sums from +0 over one channel's lanes of TERM_A and TERM_B, vectors (AV) of the blocks of x `xv` and dy
  * `gv` (TV); a row's last block is a +0-padded copy whose unused lanes take +0 terms. Then the tree. */
