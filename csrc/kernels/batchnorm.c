@@ -79,19 +79,55 @@ typedef double f64_lanes __attribute__((vector_size(LANES * sizeof(double))));
         LANE_WALK(T, TV, TV, gv, gv * (xv - centre))                                                      \
     }
 
-/* mean and biased variance of a channel in one walk, shifted by its first element (0 when that is not
- * finite) so that the float64 sums stay well conditioned; np.maximum(var, 0) keeps NaN and -0. */
+/* mean and biased variance from the shifted sums Σd, Σd² of M elements; np.maximum(var, 0) keeps NaN
+ * and -0. */
+static void finish_statistics(double count, double shift, double sd, double sdd, double *mean, double *var)
+{
+    double offset = sd / count;
+    double v = sdd / count - offset * offset;
+    *mean = shift + offset;
+    *var = v < 0 ? 0.0 : v;
+}
+
+/* The shift of a channel's sums: its first element, 0 when that is not finite. */
+#define SHIFT_OF(value) (isfinite(value) ? (double)(value) : 0.0)
+
+/* dScale, dBias and dx = dy·k[0] + ((x - centre)·k[1] + k[2]) from the gradient sums (in the data type)
+ * around centre = the mean rounded to the data type; k before its rounding to the data type. */
+static void gradient_coefficients(double scale, double m, double i, double centre, double s_dy, double s_dyx,
+                                  double count, double alpha, double *d_scale, double *d_bias, double k[3])
+{
+    double sum_dyx = s_dyx - (m - centre) * s_dy;
+    double ds = sum_dyx * i;
+    double a = scale * i;
+    double b = -scale * i * i * ds / count;
+    double c = -a * s_dy / count - b * m;
+    *d_scale = ds;
+    *d_bias = s_dy;
+    k[0] = a * alpha;
+    k[1] = b * alpha;
+    k[2] = (c + b * centre) * alpha;
+}
+
+/* y = (x - centre)·k[0] + k[1], the forward's affine map around centre (the mean rounded to the data type). */
+static void forward_coefficients(double scale, double bias, double m, double i, double centre, double alpha,
+                                 double k[2])
+{
+    double a = scale * i;
+    double b = bias + a * (centre - m);
+    k[0] = a * alpha;
+    k[1] = b * alpha;
+}
+
+/* mean and biased variance of a channel in one walk, shifted by its first element so that the float64
+ * sums stay well conditioned. */
 #define DEFINE_STATISTICS(T, SUFFIX)                                                                      \
     static void statistics_##SUFFIX(const struct opemu_bn_geometry *g, const T *x, double *mean,          \
                                     double *var)                                                          \
     {                                                                                                     \
-        const double count = (double)(g->images * g->spatial);                                            \
-        double shift = isfinite(x[0]) ? (double)x[0] : 0.0, sd, sdd;                                      \
+        double shift = SHIFT_OF(x[0]), sd, sdd;                                                           \
         moments_##SUFFIX(g, x, shift, &sd, &sdd);                                                         \
-        double offset = sd / count;                                                                       \
-        double v = sdd / count - offset * offset;                                                         \
-        *mean = shift + offset;                                                                           \
-        *var = v < 0 ? 0.0 : v;                                                                           \
+        finish_statistics((double)(g->images * g->spatial), shift, sd, sdd, mean, var);                   \
     }
 
 /* Stores that bypass the caches, for outputs far larger than them (no read of the line before it is
@@ -169,17 +205,11 @@ static inline void stream_fence(void) {}
                 i = 1 / sqrt(var + eps);                                                                  \
             }                                                                                             \
             T centre = (T)m, s_dy, s_dyx;                                                                 \
-            gradient_##SUFFIX(g, xc, gc, centre, &s_dy, &s_dyx);                               \
-            double sum_dy = (double)s_dy;                                                                 \
-            double sum_dyx = (double)s_dyx - (m - (double)centre) * sum_dy;                               \
-            double ds = sum_dyx * i;                                                                      \
-            double a = scale[c] * i;                                                                      \
-            double b = -scale[c] * i * i * ds / count;                                                    \
-            double k = -a * sum_dy / count - b * m;                                                       \
-            d_scale[c] = ds;                                                                              \
-            d_bias[c] = sum_dy;                                                                           \
-            apply_##SUFFIX(g, xc, gc, dx + c * g->out_channel, centre, (T)(a * alpha), (T)(b * alpha),    \
-                           (T)((k + b * (double)centre) * alpha));                                        \
+            gradient_##SUFFIX(g, xc, gc, centre, &s_dy, &s_dyx);                                          \
+            double k[3];                                                                                  \
+            gradient_coefficients(scale[c], m, i, (double)centre, (double)s_dy, (double)s_dyx, count, alpha, \
+                                  &d_scale[c], &d_bias[c], k);                                            \
+            apply_##SUFFIX(g, xc, gc, dx + c * g->out_channel, centre, (T)k[0], (T)k[1], (T)k[2]);        \
         }                                                                                                 \
     }                                                                                                     \
     static void forward_##SUFFIX(const struct opemu_bn_geometry *g, int64_t channels, const T *x, T *y,   \
@@ -189,11 +219,10 @@ static inline void stream_fence(void) {}
         for (int64_t c = 0; c < channels; c++) {                                                          \
             const T *xc = x + c * g->x_channel;                                                           \
             statistics_##SUFFIX(g, xc, &mean[c], &var[c]);                                                \
-            double i = 1 / sqrt(var[c] + eps);                                                            \
             T centre = (T)mean[c];                                                                        \
-            double a = scale[c] * i;                                                                      \
-            double b = bias[c] + a * ((double)centre - mean[c]);                                          \
-            apply_##SUFFIX(g, xc, 0, y + c * g->out_channel, centre, (T)0, (T)(a * alpha), (T)(b * alpha)); \
+            double k[2];                                                                                  \
+            forward_coefficients(scale[c], bias[c], mean[c], 1 / sqrt(var[c] + eps), (double)centre, alpha, k); \
+            apply_##SUFFIX(g, xc, 0, y + c * g->out_channel, centre, (T)0, (T)k[0], (T)k[1]);             \
         }                                                                                                 \
     }                                                                                                     \
     static void affine_##SUFFIX(const struct opemu_bn_geometry *g, int64_t channels, const T *x, T *y,   \
