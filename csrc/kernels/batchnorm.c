@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "kernels.h"
 
@@ -282,4 +283,182 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
         return -1;
     stream_fence();
     return 0;
+}
+
+/* ---- channels innermost (NHWC): `positions` rows of `channels` dense elements, `*_row` elements apart.
+ * Position p's terms go to lane p mod 16 of their channel (each lane from +0; the reference's +0 padding
+ * of the last block changes nothing then), lanes folded as above; a pass walks the rows in order, every
+ * channel of a row at once. */
+#define DEFINE_NHWC(T, SUFFIX)                                                                            \
+    static void position_moments_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
+                                          double *restrict la, double *restrict lb, const double *shift)  \
+    {                                                                                                     \
+        for (int64_t i = 0; i < LANES * channels; i++)                                                    \
+            la[i] = lb[i] = 0.0;                                                                          \
+        for (int64_t p = 0; p < positions; p++) {                                                         \
+            const T *restrict xr = x + p * x_row;                                                         \
+            double *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;  \
+            for (int64_t c = 0; c < channels; c++) {                                                      \
+                double d = (double)xr[c] - shift[c];                                                      \
+                a[c] = a[c] + d;                                                                          \
+                b[c] = b[c] + d * d;                                                                      \
+            }                                                                                             \
+        }                                                                                                 \
+        fold_lanes_f64(la, lb, channels);                                                                 \
+    }                                                                                                     \
+    static void position_gradient_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
+                                           const T *dy, int64_t dy_row, const T *centre, T *restrict la,  \
+                                           T *restrict lb)                                                \
+    {                                                                                                     \
+        for (int64_t i = 0; i < LANES * channels; i++)                                                    \
+            la[i] = lb[i] = (T)0;                                                                         \
+        for (int64_t p = 0; p < positions; p++) {                                                         \
+            const T *restrict xr = x + p * x_row, *restrict gr = dy + p * dy_row;                         \
+            T *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;       \
+            for (int64_t c = 0; c < channels; c++) {                                                      \
+                T t = xr[c] - centre[c];                                                                  \
+                a[c] = a[c] + gr[c];                                                                      \
+                b[c] = b[c] + gr[c] * t;                                                                  \
+            }                                                                                             \
+        }                                                                                                 \
+        fold_lanes_##SUFFIX(la, lb, channels);                                                            \
+    }                                                                                                     \
+    /* out = (dy·k0 +) ((x - centre)·k1 + k2), per channel coefficients; dy NULL: no dy term. */          \
+    static void position_apply_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,   \
+                                        const T *dy, int64_t dy_row, T *out, int64_t out_row,             \
+                                        const T *centre, const T *k0, const T *k1, const T *k2)           \
+    {                                                                                                     \
+        for (int64_t p = 0; p < positions; p++) {                                                         \
+            const T *xr = x + p * x_row;                                                                  \
+            T *o = out + p * out_row;                                                                     \
+            if (dy) {                                                                                     \
+                const T *gr = dy + p * dy_row;                                                            \
+                for (int64_t c = 0; c < channels; c++)                                                    \
+                    o[c] = (gr[c] * k0[c]) + (((xr[c] - centre[c]) * k1[c]) + k2[c]);                     \
+            } else                                                                                        \
+                for (int64_t c = 0; c < channels; c++)                                                    \
+                    o[c] = ((xr[c] - centre[c]) * k1[c]) + k2[c];                                         \
+        }                                                                                                 \
+    }                                                                                                     \
+    static int backward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,     \
+                                      const T *dy, int64_t dy_row, T *dx, int64_t dx_row,                 \
+                                      const double *scale, const double *mean, const double *inv,         \
+                                      double eps, double alpha, double *d_scale, double *d_bias)          \
+    {                                                                                                     \
+        const int64_t k = channels;                                                                       \
+        double *wide = calloc((size_t)k * (2 * LANES + 3), sizeof(double));                              \
+        T *narrow = calloc((size_t)k * (2 * LANES + 4), sizeof(T));                                      \
+        if (!wide || !narrow) {                                                                           \
+            free(wide);                                                                                   \
+            free(narrow);                                                                                 \
+            return -2;                                                                                    \
+        }                                                                                                 \
+        double *m = wide + 2 * LANES * k, *i = m + k, *shift = i + k;                                     \
+        T *centre = narrow + 2 * LANES * k, *k0 = centre + k, *k1 = k0 + k, *k2 = k1 + k;                 \
+        const double count = (double)positions;                                                           \
+        if (mean)                                                                                         \
+            for (int64_t c = 0; c < k; c++) {                                                             \
+                m[c] = mean[c];                                                                           \
+                i[c] = inv[c];                                                                            \
+            }                                                                                             \
+        else {                                                                                            \
+            for (int64_t c = 0; c < k; c++)                                                               \
+                shift[c] = SHIFT_OF(x[c]);                                                                \
+            position_moments_##SUFFIX(positions, k, x, x_row, wide, wide + LANES * k, shift);             \
+            for (int64_t c = 0; c < k; c++) {                                                             \
+                double var;                                                                               \
+                finish_statistics(count, shift[c], wide[c], wide[LANES * k + c], &m[c], &var);            \
+                i[c] = 1 / sqrt(var + eps);                                                               \
+            }                                                                                             \
+        }                                                                                                 \
+        for (int64_t c = 0; c < k; c++)                                                                   \
+            centre[c] = (T)m[c];                                                                          \
+        position_gradient_##SUFFIX(positions, k, x, x_row, dy, dy_row, centre, narrow, narrow + LANES * k); \
+        for (int64_t c = 0; c < k; c++) {                                                                 \
+            double coef[3];                                                                               \
+            gradient_coefficients(scale[c], m[c], i[c], (double)centre[c], (double)narrow[c],             \
+                                  (double)narrow[LANES * k + c], count, alpha, &d_scale[c], &d_bias[c], coef); \
+            k0[c] = (T)coef[0];                                                                           \
+            k1[c] = (T)coef[1];                                                                           \
+            k2[c] = (T)coef[2];                                                                           \
+        }                                                                                                 \
+        position_apply_##SUFFIX(positions, k, x, x_row, dy, dy_row, dx, dx_row, centre, k0, k1, k2);      \
+        free(wide);                                                                                       \
+        free(narrow);                                                                                     \
+        return 0;                                                                                         \
+    }                                                                                                     \
+    static int forward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, T *y, \
+                                     int64_t y_row, const double *scale, const double *bias, double eps,  \
+                                     double alpha, double *mean, double *var)                             \
+    {                                                                                                     \
+        const int64_t k = channels;                                                                       \
+        double *wide = calloc((size_t)k * (2 * LANES + 1), sizeof(double));                              \
+        T *narrow = calloc((size_t)k * 3, sizeof(T));                                                    \
+        if (!wide || !narrow) {                                                                           \
+            free(wide);                                                                                   \
+            free(narrow);                                                                                 \
+            return -2;                                                                                    \
+        }                                                                                                 \
+        double *shift = wide + 2 * LANES * k;                                                             \
+        T *centre = narrow, *k1 = centre + k, *k2 = k1 + k;                                               \
+        for (int64_t c = 0; c < k; c++)                                                                   \
+            shift[c] = SHIFT_OF(x[c]);                                                                    \
+        position_moments_##SUFFIX(positions, k, x, x_row, wide, wide + LANES * k, shift);                 \
+        for (int64_t c = 0; c < k; c++) {                                                                 \
+            double coef[2];                                                                               \
+            finish_statistics((double)positions, shift[c], wide[c], wide[LANES * k + c], &mean[c], &var[c]); \
+            centre[c] = (T)mean[c];                                                                       \
+            forward_coefficients(scale[c], bias[c], mean[c], 1 / sqrt(var[c] + eps), (double)centre[c],   \
+                                 alpha, coef);                                                            \
+            k1[c] = (T)coef[0];                                                                           \
+            k2[c] = (T)coef[1];                                                                           \
+        }                                                                                                 \
+        position_apply_##SUFFIX(positions, k, x, x_row, 0, 0, y, y_row, centre, 0, k1, k2);               \
+        free(wide);                                                                                       \
+        free(narrow);                                                                                     \
+        return 0;                                                                                         \
+    }
+
+/* lane l += lane l + w (w = 8, 4, 2, 1) for every channel: lane 0 holds the sums. */
+#define DEFINE_FOLD(T, SUFFIX)                                                                            \
+    static void fold_lanes_##SUFFIX(T *la, T *lb, int64_t channels)                                       \
+    {                                                                                                     \
+        for (int w = LANES / 2; w > 0; w /= 2)                                                            \
+            for (int l = 0; l < w; l++)                                                                   \
+                for (int64_t c = 0; c < channels; c++) {                                                  \
+                    la[l * channels + c] = la[l * channels + c] + la[(l + w) * channels + c];             \
+                    lb[l * channels + c] = lb[l * channels + c] + lb[(l + w) * channels + c];             \
+                }                                                                                         \
+    }
+
+DEFINE_FOLD(float, f32)
+DEFINE_FOLD(double, f64)
+DEFINE_NHWC(float, f32)
+DEFINE_NHWC(double, f64)
+
+int opemu_kernel_bn_backward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
+                                  const void *dy, int64_t dy_row, void *dx, int64_t dx_row, const double *scale,
+                                  const double *mean, const double *inv, double eps, double alpha, double *d_scale,
+                                  double *d_bias)
+{
+    if (size == 4)
+        return backward_nhwc_f32(positions, channels, (const float *)x, x_row, (const float *)dy, dy_row,
+                                 (float *)dx, dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias);
+    if (size == 8)
+        return backward_nhwc_f64(positions, channels, (const double *)x, x_row, (const double *)dy, dy_row,
+                                 (double *)dx, dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias);
+    return -1;
+}
+
+int opemu_kernel_bn_forward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
+                                 void *y, int64_t y_row, const double *scale, const double *bias, double eps,
+                                 double alpha, double *mean, double *var)
+{
+    if (size == 4)
+        return forward_nhwc_f32(positions, channels, (const float *)x, x_row, (float *)y, y_row, scale, bias, eps,
+                                alpha, mean, var);
+    if (size == 8)
+        return forward_nhwc_f64(positions, channels, (const double *)x, x_row, (double *)y, y_row, scale, bias,
+                                eps, alpha, mean, var);
+    return -1;
 }

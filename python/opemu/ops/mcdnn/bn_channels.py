@@ -8,7 +8,8 @@ import numpy as np
 from opemu.core import device, kernels, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
-from opemu.ops.mcdnn.bn_common import accumulators, backward_coefficients, reshaped
+from opemu.ops.mcdnn.bn_common import (accumulators, finish_statistics, forward_coefficients, gradient_coefficients,
+                                       reshaped, shift_of)
 
 LANES = 16   # the per-channel sums' lanes (csrc/kernels/batchnorm.c)
 
@@ -127,19 +128,16 @@ def lane_sums(rows, term, dtype=None):
 def statistics(rows):
     """(mean, biased variance) per channel in float64 from one walk: Σd and Σd² of d = x - shift in float64,
     shift the channel's first element (0 when it is not finite), so that the sums stay well conditioned."""
-    count = rows.shape[0] * rows.shape[2]
-    first = rows[0, :, 0].astype(np.float64)
-    shift = np.where(np.isfinite(first), first, 0.0)
+    shift = shift_of(rows[0, :, 0].astype(np.float64))
 
     def shifted(out):
         np.subtract(rows, shift[:, None], out=out)
-    offset = lane_sums(rows, shifted, np.float64) / count
 
     def squares(out):
         shifted(out)
         np.multiply(out, out, out=out)
-    var = lane_sums(rows, squares, np.float64) / count - offset * offset
-    return shift + offset, np.maximum(var, 0)
+    return finish_statistics(shift, lane_sums(rows, shifted, np.float64), lane_sums(rows, squares, np.float64),
+                             rows.shape[0] * rows.shape[2])
 
 
 def _coefficient(values, ct):
@@ -147,38 +145,38 @@ def _coefficient(values, ct):
 
 
 def backward_block(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
-    """dx = alpha·(a·dy + b·(x - centre) + c') of (N, k, spatial) rows in the compute type, dScale and dBias
-    into the float64 d_scale, d_bias; mean/inv None: recomputed from x. dx may be x or dy. The C kernel
-    when it takes the operands, else the reference."""
+    """dx = dy·k0 + ((x - centre)·k1 + k2) of (N, k, spatial) rows in the compute type (gradient_coefficients),
+    dScale and dBias into the float64 d_scale, d_bias; mean/inv None: recomputed from x. dx may be x or dy.
+    The C kernel when it takes the operands, else the reference."""
     if not _backward_kernel(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
         backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias)
 
 
 def backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
-    ct, count = x.dtype, x.shape[0] * x.shape[2]
+    ct = x.dtype
     if mean is None:
         mean, var = statistics(x)
         inv = 1 / np.sqrt(var + eps)
     centre = mean.astype(ct)
-    sum_dy = lane_sums(x, lambda out: np.copyto(out, dy)).astype(np.float64)
 
     def products(out):
         np.subtract(x, centre[:, None], out=out)
         np.multiply(dy, out, out=out)
-    sum_dyx = lane_sums(x, products).astype(np.float64) - (mean - centre) * sum_dy
-    d_scale[...], d_bias[...], a, b, c = backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count)
+    d_scale[...], d_bias[...], k0, k1, k2 = gradient_coefficients(
+        scale, mean, inv, centre, lane_sums(x, lambda out: np.copyto(out, dy)), lane_sums(x, products),
+        x.shape[0] * x.shape[2], alpha)
     t = _buffer("bn centred", x.shape, ct)
     np.subtract(x, centre[:, None], out=t)          # before dx is written: dx may be x
-    t *= _coefficient(b * alpha, ct)
-    t += _coefficient((c + b * centre) * alpha, ct)
-    np.multiply(dy, _coefficient(a * alpha, ct), out=dx)
+    t *= _coefficient(k1, ct)
+    t += _coefficient(k2, ct)
+    np.multiply(dy, _coefficient(k0, ct), out=dx)
     dx += t
 
 
 def forward_block(x, y, scale, bias, eps, alpha, mean, var):
-    """y = alpha·(scale·(x - mean)·invstd + bias) of (N, k, spatial) rows in the compute type, computed as
-    (x - centre)·a' + b'; the float64 mean and biased variance into mean, var. y may be x. The C kernel
-    when it takes the operands, else the reference."""
+    """y = (x - centre)·k1 + k2 of (N, k, spatial) rows in the compute type (forward_coefficients); the float64
+    mean and biased variance into mean, var. y may be x. The C kernel when it takes the operands, else the
+    reference."""
     if not _forward_kernel(x, y, scale, bias, eps, alpha, mean, var):
         forward_reference(x, y, scale, bias, eps, alpha, mean, var)
 
@@ -186,14 +184,12 @@ def forward_block(x, y, scale, bias, eps, alpha, mean, var):
 def forward_reference(x, y, scale, bias, eps, alpha, mean, var):
     ct = x.dtype
     mean[...], var[...] = statistics(x)
-    inv = 1 / np.sqrt(var + eps)
     centre = mean.astype(ct)
-    a = scale * inv
-    b = bias + a * (centre - mean)
+    k1, k2 = forward_coefficients(scale, bias, mean, 1 / np.sqrt(var + eps), centre, alpha)
     t = _buffer("bn centred", x.shape, ct)
     np.subtract(x, centre[:, None], out=t)
-    t *= _coefficient(a * alpha, ct)
-    np.add(t, _coefficient(b * alpha, ct), out=y)
+    t *= _coefficient(k1, ct)
+    np.add(t, _coefficient(k2, ct), out=y)
 
 
 _GEOMETRIES = {}           # operand shapes, strides and types → the kernel's struct, or False

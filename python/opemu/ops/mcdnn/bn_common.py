@@ -194,3 +194,33 @@ def backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count):
     b = -scale * inv * inv * d_scale / count
     c = -a * d_bias / count - b * mean
     return d_scale, d_bias, a, b, c
+
+
+# ---------------------------------------------------------------- the kernels' float64 steps (csrc/kernels/batchnorm.c)
+
+def shift_of(first):
+    """The shift of each channel's sums: its first element in float64, 0 where that is not finite."""
+    return np.where(np.isfinite(first), first, 0.0)
+
+
+def finish_statistics(shift, sd, sdd, count):
+    """(mean, biased variance) from the float64 sums Σd, Σd² of d = x - shift over `count` elements."""
+    offset = sd / count
+    var = sdd / count - offset * offset
+    return shift + offset, np.maximum(var, 0)
+
+
+def gradient_coefficients(scale, mean, inv, centre, s_dy, s_dyx, count, alpha):
+    """(dScale, dBias, k0, k1, k2) in float64 from the gradient sums in the compute type around `centre` (the
+    mean rounded to it): dx = dy·k0 + ((x - centre)·k1 + k2), each k rounded to the compute type."""
+    sum_dy = s_dy.astype(np.float64)
+    sum_dyx = s_dyx.astype(np.float64) - (mean - centre) * sum_dy
+    d_scale, d_bias, a, b, c = backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, count)
+    return d_scale, d_bias, a * alpha, b * alpha, (c + b * centre) * alpha
+
+
+def forward_coefficients(scale, bias, mean, inv, centre, alpha):
+    """(k1, k2) in float64 with y = (x - centre)·k1 + k2, each rounded to the compute type."""
+    a = scale * inv
+    b = bias + a * (centre - mean)
+    return a * alpha, b * alpha
