@@ -238,3 +238,106 @@ def test_inference_kernel_matches_the_image_walk_bit_for_bit(dtype, stream, monk
         assert bn_channels.affine_by_channels(layout, x, y_kernel, a * 0.75, b * 0.75, np.dtype(dtype), 0.0)
         bn_images.normalize(layout, x, y_walk, a, b, np.dtype(dtype), 0.75, 0.0)
     assert y_kernel.tobytes() == y_walk.tobytes()
+
+
+# ---- channels innermost (NHWC): opemu_kernel_bn_*_nhwc against bn_channels_last's references
+
+def _nhwc(values):
+    """An (N, H, W, C) array seen as (N, C, H, W)."""
+    return values.transpose(0, 3, 1, 2)
+
+
+def _channels_last_both(monkeypatch, run):
+    """run() with the C kernels and with the references (kernels.lib() None)."""
+    results = [run()]
+    monkeypatch.setattr(kernels, "USE_C", False)
+    results.append(run())
+    monkeypatch.undo()
+    return results
+
+
+@needs_kernels
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 1, 1, 37), (3, 4, 4, 16), (2, 5, 3, 1)], ids=str)
+@pytest.mark.parametrize("saved", [True, False], ids=["saved_statistics", "recomputed_statistics"])
+def test_nhwc_backward_kernel_matches_reference_bit_for_bit(dtype, shape, saved, monkeypatch):
+    from opemu.ops.mcdnn import bn_channels_last, bn_common
+    rng = np.random.default_rng(sum(shape) + saved)
+    n, h, w, c = shape
+    x, dy = _special(rng, shape, dtype), (rng.standard_normal(shape) * 2 + 1).astype(dtype)
+    x[..., 0] = 4000.5   # a channel far from 0 of ties only
+    scale, mean, inv = _params(rng, c)
+    layout = bn_common.Layout((n, c, h, w), True)
+
+    def run():
+        dx = np.zeros_like(x)
+        with np.errstate(all="ignore"):
+            sums = bn_channels_last.backward(layout, _nhwc(x), _nhwc(dy), _nhwc(dx), scale, mean if saved else None,
+                                             inv if saved else None, 1e-5, np.dtype(dtype), 0.75, 0.0)
+        return _bits(dx, *sums)
+    c_bits, ref_bits = _channels_last_both(monkeypatch, run)
+    assert c_bits == ref_bits
+
+
+@needs_kernels
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_nhwc_forward_kernel_matches_reference_bit_for_bit(dtype, monkeypatch):
+    from opemu.ops.mcdnn import bn_channels_last, bn_common
+    rng = np.random.default_rng(23)
+    shape = (3, 5, 2, 19)
+    x = _special(rng, shape, dtype)
+    x[..., 3] = (rng.standard_normal(shape[:3]) * 1.5 + 4000).astype(dtype)
+    scale, bias, _ = _params(rng, shape[3])
+    layout = bn_common.Layout((3, 19, 5, 2), True)
+
+    def run():
+        y = np.zeros_like(x)
+        with np.errstate(all="ignore"):
+            stats = bn_channels_last.forward(layout, _nhwc(x), _nhwc(y), scale, bias, 1e-5, np.dtype(dtype), 0.5, 0.0)
+        return _bits(y, *stats)
+    c_bits, ref_bits = _channels_last_both(monkeypatch, run)
+    assert c_bits == ref_bits
+
+
+@needs_kernels
+@pytest.mark.parametrize("alias", ["x", "dy"])
+def test_nhwc_backward_in_place_and_on_padded_rows_matches_reference(alias, monkeypatch):
+    """Rows further apart than their channels (cut from wider rows), dx in place on x or dy."""
+    from opemu.ops.mcdnn import bn_channels_last, bn_common
+    rng = np.random.default_rng(29)
+    wide_x = rng.standard_normal((2, 3, 3, 12)).astype(np.float32)
+    wide_dy = rng.standard_normal((2, 3, 3, 12)).astype(np.float32)
+    scale, mean, inv = _params(rng, 7)
+    layout = bn_common.Layout((2, 7, 3, 3), True)
+
+    def run():
+        x, dy = wide_x.copy(), wide_dy.copy()
+        out = x if alias == "x" else dy
+        sums = bn_channels_last.backward(layout, _nhwc(x[..., 2:9]), _nhwc(dy[..., 2:9]), _nhwc(out[..., 2:9]),
+                                         scale, mean, inv, 1e-5, np.dtype(np.float32), 1.0, 0.0)
+        return _bits(x, dy, *sums)
+    c_bits, ref_bits = _channels_last_both(monkeypatch, run)
+    assert c_bits == ref_bits
+
+
+@needs_kernels
+def test_nhwc_walk_split_over_channel_ranges_gives_the_bits_of_one_range(monkeypatch):
+    from opemu.core import parallel
+    from opemu.ops.mcdnn import bn_channels_last, bn_common
+    rng = np.random.default_rng(31)
+    shape = (2, 3, 4, 40)
+    x, dy = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+    scale, _, _ = _params(rng, 40)
+    layout = bn_common.Layout((2, 40, 3, 4), True)
+    results = []
+    for workers, minimum in ((1, bn_common.PARALLEL_MIN), (2, 0)):
+        monkeypatch.setattr(parallel, "WORKERS", workers)
+        monkeypatch.setattr(bn_common, "PARALLEL_MIN", minimum)
+        assert len(bn_channels_last._ranges(layout)) == workers
+        dx, y = np.zeros_like(x), np.zeros_like(x)
+        sums = bn_channels_last.backward(layout, _nhwc(x), _nhwc(dy), _nhwc(dx), scale, None, None, 1e-5,
+                                         np.dtype(np.float32), 1.0, 0.0)
+        stats = bn_channels_last.forward(layout, _nhwc(x), _nhwc(y), scale, scale, 1e-5, np.dtype(np.float32), 1.0,
+                                         0.0)
+        results.append(_bits(dx, y, *sums, *stats))
+    assert results[0] == results[1]

@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "kernels.h"
 
@@ -340,19 +339,15 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
                     o[c] = ((xr[c] - centre[c]) * k1[c]) + k2[c];                                         \
         }                                                                                                 \
     }                                                                                                     \
-    static int backward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,     \
+    static void backward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,     \
                                       const T *dy, int64_t dy_row, T *dx, int64_t dx_row,                 \
                                       const double *scale, const double *mean, const double *inv,         \
-                                      double eps, double alpha, double *d_scale, double *d_bias)          \
+                                      double eps, double alpha, double *d_scale, double *d_bias,      \
+                                      void *scratch)                                                  \
     {                                                                                                     \
         const int64_t k = channels;                                                                       \
-        double *wide = calloc((size_t)k * (2 * LANES + 3), sizeof(double));                              \
-        T *narrow = calloc((size_t)k * (2 * LANES + 4), sizeof(T));                                      \
-        if (!wide || !narrow) {                                                                           \
-            free(wide);                                                                                   \
-            free(narrow);                                                                                 \
-            return -2;                                                                                    \
-        }                                                                                                 \
+        double *wide = scratch;                                                                       \
+        T *narrow = (T *)(wide + k * (2 * LANES + 3));                                                \
         double *m = wide + 2 * LANES * k, *i = m + k, *shift = i + k;                                     \
         T *centre = narrow + 2 * LANES * k, *k0 = centre + k, *k1 = k0 + k, *k2 = k1 + k;                 \
         const double count = (double)positions;                                                           \
@@ -383,22 +378,14 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
             k2[c] = (T)coef[2];                                                                           \
         }                                                                                                 \
         position_apply_##SUFFIX(positions, k, x, x_row, dy, dy_row, dx, dx_row, centre, k0, k1, k2);      \
-        free(wide);                                                                                       \
-        free(narrow);                                                                                     \
-        return 0;                                                                                         \
     }                                                                                                     \
-    static int forward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, T *y, \
-                                     int64_t y_row, const double *scale, const double *bias, double eps,  \
-                                     double alpha, double *mean, double *var)                             \
+    static void forward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
+                                      T *y, int64_t y_row, const double *scale, const double *bias,   \
+                                      double eps, double alpha, double *mean, double *var, void *scratch)\
     {                                                                                                     \
         const int64_t k = channels;                                                                       \
-        double *wide = calloc((size_t)k * (2 * LANES + 1), sizeof(double));                              \
-        T *narrow = calloc((size_t)k * 3, sizeof(T));                                                    \
-        if (!wide || !narrow) {                                                                           \
-            free(wide);                                                                                   \
-            free(narrow);                                                                                 \
-            return -2;                                                                                    \
-        }                                                                                                 \
+        double *wide = scratch;                                                                       \
+        T *narrow = (T *)(wide + k * (2 * LANES + 3));                                                \
         double *shift = wide + 2 * LANES * k;                                                             \
         T *centre = narrow, *k1 = centre + k, *k2 = k1 + k;                                               \
         for (int64_t c = 0; c < k; c++)                                                                   \
@@ -414,9 +401,6 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
             k2[c] = (T)coef[1];                                                                           \
         }                                                                                                 \
         position_apply_##SUFFIX(positions, k, x, x_row, 0, 0, y, y_row, centre, 0, k1, k2);               \
-        free(wide);                                                                                       \
-        free(narrow);                                                                                     \
-        return 0;                                                                                         \
     }
 
 /* lane l += lane l + w (w = 8, 4, 2, 1) for every channel: lane 0 holds the sums. */
@@ -439,26 +423,30 @@ DEFINE_NHWC(double, f64)
 int opemu_kernel_bn_backward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
                                   const void *dy, int64_t dy_row, void *dx, int64_t dx_row, const double *scale,
                                   const double *mean, const double *inv, double eps, double alpha, double *d_scale,
-                                  double *d_bias)
+                                  double *d_bias, void *scratch)
 {
     if (size == 4)
-        return backward_nhwc_f32(positions, channels, (const float *)x, x_row, (const float *)dy, dy_row,
-                                 (float *)dx, dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias);
-    if (size == 8)
-        return backward_nhwc_f64(positions, channels, (const double *)x, x_row, (const double *)dy, dy_row,
-                                 (double *)dx, dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias);
-    return -1;
+        backward_nhwc_f32(positions, channels, (const float *)x, x_row, (const float *)dy, dy_row, (float *)dx,
+                          dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias, scratch);
+    else if (size == 8)
+        backward_nhwc_f64(positions, channels, (const double *)x, x_row, (const double *)dy, dy_row, (double *)dx,
+                          dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias, scratch);
+    else
+        return -1;
+    return 0;
 }
 
 int opemu_kernel_bn_forward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
                                  void *y, int64_t y_row, const double *scale, const double *bias, double eps,
-                                 double alpha, double *mean, double *var)
+                                 double alpha, double *mean, double *var, void *scratch)
 {
     if (size == 4)
-        return forward_nhwc_f32(positions, channels, (const float *)x, x_row, (float *)y, y_row, scale, bias, eps,
-                                alpha, mean, var);
-    if (size == 8)
-        return forward_nhwc_f64(positions, channels, (const double *)x, x_row, (double *)y, y_row, scale, bias,
-                                eps, alpha, mean, var);
-    return -1;
+        forward_nhwc_f32(positions, channels, (const float *)x, x_row, (float *)y, y_row, scale, bias, eps, alpha,
+                         mean, var, scratch);
+    else if (size == 8)
+        forward_nhwc_f64(positions, channels, (const double *)x, x_row, (double *)y, y_row, scale, bias, eps,
+                         alpha, mean, var, scratch);
+    else
+        return -1;
+    return 0;
 }

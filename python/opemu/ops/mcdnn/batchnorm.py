@@ -30,6 +30,7 @@ RELU activation (NOT_SUPPORTED otherwise, as the seed states for the layout); Fo
 supports z only for HALF data (its configuration table); bf16 is supported where the seed's tables list
 it (ForwardTraining; ForwardInference follows it); dz is blended with the DataDiff pair like dx."""
 from opemu.core import device, mcdnn
+from opemu.ops.mcdnn import bn_channels_last
 from opemu.ops.mcdnn.bn_channels import affine_by_channels, backward_by_channels, forward_by_channels
 from opemu.ops.mcdnn.bn_checks import (check_backward, check_inference, check_size_query, check_training,
                                        epsilon_at_least, matching, param_layout, read_scalars, tensor_rank, verdict_key)
@@ -198,10 +199,15 @@ def training_compute(op, a, v):
     workspace = v.get(op.roles.get("ws"))
     eps = op.get(a, "eps")
     scale, bias = param(v[op.name_of("scale")]), param(v[op.name_of("bias")])
+    statistics = None
     if layout.by_channels:
-        mean, var, inv = forward_by_channels(layout, x, v[op.name_of("y")], scale, bias, eps, ct, a.alpha_value,
-                                             a.beta_value, workspace)
-        mean, var, inv = (t.reshape(layout.pshape) for t in (mean, var, inv))
+        statistics = forward_by_channels(layout, x, v[op.name_of("y")], scale, bias, eps, ct, a.alpha_value,
+                                         a.beta_value, workspace)
+    elif layout.per_channel and a._activation is None:
+        statistics = bn_channels_last.forward(layout, x, v[op.name_of("y")], scale, bias, eps, ct, a.alpha_value,
+                                              a.beta_value, workspace)
+    if statistics is not None:
+        mean, var, inv = (t.reshape(layout.pshape) for t in statistics)
     else:
         mean, var = moments(layout, x, ct, workspace)
         inv = invstd(var, eps)
@@ -226,15 +232,17 @@ def backward_compute(op, a, v):
     workspace = v.get(op.roles.get("ws"))
     saved_mean = v.get(op.roles["smean"])
     scale = param(v[op.name_of("scale")])
-    if layout.by_channels:
+    if layout.by_channels or (layout.per_channel and a._activation is None):
         mean = inv = None
         if saved_mean is not None:
             mean, inv = param(saved_mean), param(v[op.roles["sinv"]])
-        d_scale, d_bias = backward_by_channels(layout, x, dy, dx, scale, mean, inv, op.get(a, "eps"), ct,
-                                               a.alphaDataDiff_value, a.betaDataDiff_value, workspace)
-        blend_param(v[op.name_of("dscale")], d_scale, a.alphaParamDiff_value, a.betaParamDiff_value)
-        blend_param(v[op.name_of("dbias")], d_bias, a.alphaParamDiff_value, a.betaParamDiff_value)
-        return
+        walk = backward_by_channels if layout.by_channels else bn_channels_last.backward
+        sums = walk(layout, x, dy, dx, scale, mean, inv, op.get(a, "eps"), ct, a.alphaDataDiff_value,
+                    a.betaDataDiff_value, workspace)
+        if sums is not None:
+            blend_param(v[op.name_of("dscale")], sums[0], a.alphaParamDiff_value, a.betaParamDiff_value)
+            blend_param(v[op.name_of("dbias")], sums[1], a.alphaParamDiff_value, a.betaParamDiff_value)
+            return
     if saved_mean is not None:
         mean, inv = param(saved_mean), param(v[op.roles["sinv"]])
     else:
