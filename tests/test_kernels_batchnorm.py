@@ -177,7 +177,8 @@ def test_lane_sums_add_each_lane_in_row_order_then_fold_the_lanes():
 def test_streamed_outputs_match_the_reference_aligned_or_not(dtype, monkeypatch):
     """Outputs written with stores that bypass the caches (large outputs; every output here): a head up to
     16-byte alignment, vectors, a tail — the same bits as the reference, for an output starting off alignment."""
-    monkeypatch.setattr(bn_channels, "_STREAM_BYTES", 0)
+    from opemu.ops.mcdnn import bn_common
+    monkeypatch.setattr(bn_common, "STREAM_BYTES", 0)
     monkeypatch.setattr(bn_channels, "_GEOMETRIES", {})
     rng = np.random.default_rng(13)
     shape = (3, 4, 27)
@@ -225,7 +226,7 @@ def test_inference_kernel_matches_the_image_walk_bit_for_bit(dtype, stream, monk
     """Inference's y = x·a' + b' (alpha folded into a', b', rounded to the data type): the kernel on the whole
     tensor against bn_images.normalize, the walk over images it replaces, on special values too."""
     from opemu.ops.mcdnn import bn_common, bn_images
-    monkeypatch.setattr(bn_channels, "_STREAM_BYTES", 0 if stream else bn_channels._STREAM_BYTES)
+    monkeypatch.setattr(bn_common, "STREAM_BYTES", 0 if stream else bn_common.STREAM_BYTES)
     monkeypatch.setattr(bn_channels, "_GEOMETRIES", {})
     rng = np.random.default_rng(17)
     shape = (3, 5, 4, 7)
@@ -341,3 +342,31 @@ def test_nhwc_walk_split_over_channel_ranges_gives_the_bits_of_one_range(monkeyp
                                          0.0)
         results.append(_bits(dx, y, *sums, *stats))
     assert results[0] == results[1]
+
+
+@needs_kernels
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_nhwc_streamed_outputs_off_alignment_match_reference(dtype, monkeypatch):
+    """Rows of 37 channels written with stores that bypass the caches: a head up to 16-byte alignment,
+    vectors and a tail in every row, the output starting off alignment."""
+    from opemu.ops.mcdnn import bn_channels_last, bn_common
+    rng = np.random.default_rng(37)
+    shape = (2, 3, 2, 37)
+    x, dy = _special(rng, shape, dtype), rng.standard_normal(shape).astype(dtype)
+    scale, mean, inv = _params(rng, 37)
+    layout = bn_common.Layout((2, 37, 3, 2), True)
+    storage = np.zeros(x.size + 1, dtype)
+
+    def run():
+        monkeypatch.setattr(bn_common, "STREAM_BYTES", 0)
+        out = storage[1:].reshape(shape)
+        out[...] = 0
+        with np.errstate(all="ignore"):
+            sums = bn_channels_last.backward(layout, _nhwc(x), _nhwc(dy), _nhwc(out), scale, mean, inv, 1e-5,
+                                             np.dtype(dtype), 1.0, 0.0)
+            dx = out.copy()
+            stats = bn_channels_last.forward(layout, _nhwc(x), _nhwc(out), scale, scale, 1e-5, np.dtype(dtype), 0.5,
+                                             0.0)
+        return _bits(dx, out, *sums, *stats)
+    c_bits, ref_bits = _channels_last_both(monkeypatch, run)
+    assert c_bits == ref_bits

@@ -284,11 +284,45 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
     return 0;
 }
 
+/* One row of out = ELEMENT over the channels, ELEMENT of xv, gv (x, dy), ce (centre), a0, a1, a2 (the
+ * coefficients; K0 stands in for k0 where there is none): streamed after a head up to 16-byte alignment
+ * when `stream`, the same operations on each lane of a vector as on a scalar. */
+#define POSITION_ROW(T, VT, SUFFIX, K0, ELEMENT)                                                          \
+    {                                                                                                     \
+        int64_t c = 0;                                                                                    \
+        if (stream) {                                                                                     \
+            for (; c < channels && ((uintptr_t)(o + c) & 15); c++) {                                     \
+                T xv = xr[c], gv = gr[c], ce = centre[c], a0 = K0[c], a1 = k1[c], a2 = k2[c];             \
+                (void)gv;                                                                                 \
+                (void)a0;                                                                                 \
+                o[c] = ELEMENT;                                                                           \
+            }                                                                                             \
+            for (; c + (int64_t)(16 / sizeof(T)) <= channels; c += 16 / sizeof(T)) {                      \
+                VT xv, gv, ce, a0, a1, a2;                                                                \
+                __builtin_memcpy(&xv, xr + c, sizeof xv);                                                 \
+                __builtin_memcpy(&gv, gr + c, sizeof gv);                                                 \
+                __builtin_memcpy(&ce, centre + c, sizeof ce);                                             \
+                __builtin_memcpy(&a0, K0 + c, sizeof a0);                                                 \
+                __builtin_memcpy(&a1, k1 + c, sizeof a1);                                                 \
+                __builtin_memcpy(&a2, k2 + c, sizeof a2);                                                 \
+                (void)gv;                                                                                 \
+                (void)a0;                                                                                 \
+                stream_##SUFFIX(o + c, ELEMENT);                                                          \
+            }                                                                                             \
+        }                                                                                                 \
+        for (; c < channels; c++) {                                                                       \
+            T xv = xr[c], gv = gr[c], ce = centre[c], a0 = K0[c], a1 = k1[c], a2 = k2[c];                 \
+            (void)gv;                                                                                     \
+            (void)a0;                                                                                     \
+            o[c] = ELEMENT;                                                                               \
+        }                                                                                                 \
+    }
+
 /* ---- channels innermost (NHWC): `positions` rows of `channels` dense elements, `*_row` elements apart.
  * Position p's terms go to lane p mod 16 of their channel (each lane from +0; the reference's +0 padding
  * of the last block changes nothing then), lanes folded as above; a pass walks the rows in order, every
  * channel of a row at once. */
-#define DEFINE_NHWC(T, SUFFIX)                                                                            \
+#define DEFINE_NHWC(T, VT, SUFFIX)                                                                            \
     static void position_moments_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
                                           double *restrict la, double *restrict lb, const double *shift)  \
     {                                                                                                     \
@@ -322,28 +356,26 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
         }                                                                                                 \
         fold_lanes_##SUFFIX(la, lb, channels);                                                            \
     }                                                                                                     \
-    /* out = (dy·k0 +) ((x - centre)·k1 + k2), per channel coefficients; dy NULL: no dy term. */          \
-    static void position_apply_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,   \
-                                        const T *dy, int64_t dy_row, T *out, int64_t out_row,             \
-                                        const T *centre, const T *k0, const T *k1, const T *k2)           \
-    {                                                                                                     \
-        for (int64_t p = 0; p < positions; p++) {                                                         \
-            const T *xr = x + p * x_row;                                                                  \
-            T *o = out + p * out_row;                                                                     \
-            if (dy) {                                                                                     \
-                const T *gr = dy + p * dy_row;                                                            \
-                for (int64_t c = 0; c < channels; c++)                                                    \
-                    o[c] = (gr[c] * k0[c]) + (((xr[c] - centre[c]) * k1[c]) + k2[c]);                     \
-            } else                                                                                        \
-                for (int64_t c = 0; c < channels; c++)                                                    \
-                    o[c] = ((xr[c] - centre[c]) * k1[c]) + k2[c];                                         \
-        }                                                                                                 \
-    }                                                                                                     \
+    /* out = (dy·k0 +) ((x - centre)·k1 + k2) with per-channel coefficients; dy NULL: no dy term. */  \
+    static void position_apply_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,\
+                                        const T *dy, int64_t dy_row, T *out, int64_t out_row,         \
+                                        const T *centre, const T *k0, const T *k1, const T *k2,       \
+                                        int stream)                                                   \
+    {                                                                                                 \
+        for (int64_t p = 0; p < positions; p++) {                                                     \
+            const T *xr = x + p * x_row, *gr = dy ? dy + p * dy_row : xr;                             \
+            T *o = out + p * out_row;                                                                 \
+            if (dy)                                                                                   \
+                POSITION_ROW(T, VT, SUFFIX, k0, (gv * a0) + (((xv - ce) * a1) + a2))                  \
+            else                                                                                      \
+                POSITION_ROW(T, VT, SUFFIX, k1, ((xv - ce) * a1) + a2)                                \
+        }                                                                                             \
+    }                                                                                                 \
     static void backward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,     \
                                       const T *dy, int64_t dy_row, T *dx, int64_t dx_row,                 \
                                       const double *scale, const double *mean, const double *inv,         \
                                       double eps, double alpha, double *d_scale, double *d_bias,      \
-                                      void *scratch)                                                  \
+                                      void *scratch, int stream)                                      \
     {                                                                                                     \
         const int64_t k = channels;                                                                       \
         double *wide = scratch;                                                                       \
@@ -377,11 +409,12 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
             k1[c] = (T)coef[1];                                                                           \
             k2[c] = (T)coef[2];                                                                           \
         }                                                                                                 \
-        position_apply_##SUFFIX(positions, k, x, x_row, dy, dy_row, dx, dx_row, centre, k0, k1, k2);      \
+        position_apply_##SUFFIX(positions, k, x, x_row, dy, dy_row, dx, dx_row, centre, k0, k1, k2, stream);      \
     }                                                                                                     \
     static void forward_nhwc_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
                                       T *y, int64_t y_row, const double *scale, const double *bias,   \
-                                      double eps, double alpha, double *mean, double *var, void *scratch)\
+                                      double eps, double alpha, double *mean, double *var, void *scratch,\
+                                      int stream)                                                     \
     {                                                                                                     \
         const int64_t k = channels;                                                                       \
         double *wide = scratch;                                                                       \
@@ -400,7 +433,7 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
             k1[c] = (T)coef[0];                                                                           \
             k2[c] = (T)coef[1];                                                                           \
         }                                                                                                 \
-        position_apply_##SUFFIX(positions, k, x, x_row, 0, 0, y, y_row, centre, 0, k1, k2);               \
+        position_apply_##SUFFIX(positions, k, x, x_row, 0, 0, y, y_row, centre, 0, k1, k2, stream);               \
     }
 
 /* lane l += lane l + w (w = 8, 4, 2, 1) for every channel: lane 0 holds the sums. */
@@ -417,36 +450,38 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
 
 DEFINE_FOLD(float, f32)
 DEFINE_FOLD(double, f64)
-DEFINE_NHWC(float, f32)
-DEFINE_NHWC(double, f64)
+DEFINE_NHWC(float, f32_pair, f32)
+DEFINE_NHWC(double, f64_pair, f64)
 
 int opemu_kernel_bn_backward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
                                   const void *dy, int64_t dy_row, void *dx, int64_t dx_row, const double *scale,
                                   const double *mean, const double *inv, double eps, double alpha, double *d_scale,
-                                  double *d_bias, void *scratch)
+                                  double *d_bias, void *scratch, int stream)
 {
     if (size == 4)
         backward_nhwc_f32(positions, channels, (const float *)x, x_row, (const float *)dy, dy_row, (float *)dx,
-                          dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias, scratch);
+                          dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias, scratch, stream);
     else if (size == 8)
         backward_nhwc_f64(positions, channels, (const double *)x, x_row, (const double *)dy, dy_row, (double *)dx,
-                          dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias, scratch);
+                          dx_row, scale, mean, inv, eps, alpha, d_scale, d_bias, scratch, stream);
     else
         return -1;
+    stream_fence();
     return 0;
 }
 
 int opemu_kernel_bn_forward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
                                  void *y, int64_t y_row, const double *scale, const double *bias, double eps,
-                                 double alpha, double *mean, double *var, void *scratch)
+                                 double alpha, double *mean, double *var, void *scratch, int stream)
 {
     if (size == 4)
         forward_nhwc_f32(positions, channels, (const float *)x, x_row, (float *)y, y_row, scale, bias, eps, alpha,
-                         mean, var, scratch);
+                         mean, var, scratch, stream);
     else if (size == 8)
         forward_nhwc_f64(positions, channels, (const double *)x, x_row, (double *)y, y_row, scale, bias, eps,
-                         alpha, mean, var, scratch);
+                         alpha, mean, var, scratch, stream);
     else
         return -1;
+    stream_fence();
     return 0;
 }

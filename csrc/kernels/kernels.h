@@ -105,13 +105,13 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
                            const double *a, const double *b);
 /* The same for channels innermost (NHWC): `positions` rows (N·H·W) of `channels` dense elements, *_row
  * elements apart. dx may be x or dy exactly (the same rows). `scratch`: 8-byte aligned, at least
- * channels·(35·8 + 36·size) bytes (per-lane sums and per-channel coefficients). */
+ * channels·(35·8 + 36·size) bytes (per-lane sums and per-channel coefficients); `stream` as above. */
 int opemu_kernel_bn_backward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
                                   const void *dy, int64_t dy_row, void *dx, int64_t dx_row, const double *scale,
                                   const double *mean, const double *inv, double eps, double alpha, double *d_scale,
-                                  double *d_bias, void *scratch);
+                                  double *d_bias, void *scratch, int stream);
 int opemu_kernel_bn_forward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
                                  void *y, int64_t y_row, const double *scale, const double *bias, double eps,
-                                 double alpha, double *mean, double *var, void *scratch);
+                                 double alpha, double *mean, double *var, void *scratch, int stream);
 
 #endif

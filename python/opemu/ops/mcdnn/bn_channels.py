@@ -194,7 +194,6 @@ def forward_reference(x, y, scale, bias, eps, alpha, mean, var):
 
 _GEOMETRIES = {}           # operand shapes, strides and types → the kernel's struct, or False
 _GEOMETRIES_LIMIT = 256
-_STREAM_BYTES = 16 << 20   # outputs from this size on bypass the caches: they would not stay there anyway
 
 
 def _geometry(x, dy, out):
@@ -226,7 +225,7 @@ def _make_geometry(x, dy, out):
     return device.ffi.new("struct opemu_bn_geometry *", dict(
         images=x.shape[0], spatial=x.shape[2], x_image=x.strides[0] // item, x_channel=x.strides[1] // item,
         dy_image=dy.strides[0] // item, dy_channel=dy.strides[1] // item, out_image=out.strides[0] // item,
-        out_channel=out.strides[1] // item, stream=int(out.size * item >= _STREAM_BYTES)))
+        out_channel=out.strides[1] // item, stream=int(out.size * item >= bn_common.STREAM_BYTES)))
 
 
 def _doubles(array):

@@ -116,6 +116,10 @@ def _scratch(channels, item):
     return kernels.address(_buffer("bn nhwc lanes", (channels * (35 * 8 + 36 * item) // 8 + 1,), np.float64))
 
 
+def _stream(rows):
+    return int(rows.size * rows.itemsize >= bn_common.STREAM_BYTES)
+
+
 def _at(rows, lo):
     return device.ffi.cast("char *", kernels.strided_address(rows)) + lo * rows.itemsize
 
@@ -140,7 +144,7 @@ def backward(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspac
         lib.opemu_kernel_bn_backward_nhwc(
             item, xr.shape[0], hi - lo, _at(xr, lo), xr.strides[0] // item, _at(gr, lo), gr.strides[0] // item,
             _at(dr, lo), dr.strides[0] // item, _doubles(scale, lo), _doubles(mean, lo), _doubles(inv, lo), eps,
-            alpha, _doubles(sums[0], lo), _doubles(sums[1], lo), _scratch(hi - lo, item))
+            alpha, _doubles(sums[0], lo), _doubles(sums[1], lo), _scratch(hi - lo, item), _stream(dr))
     _run(layout, call)
     return sums[0], sums[1]
 
@@ -163,7 +167,7 @@ def forward(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
             lib.opemu_kernel_bn_forward_nhwc(
                 item, xr.shape[0], hi - lo, _at(xr, lo), xr.strides[0] // item, _at(yr, lo), yr.strides[0] // item,
                 _doubles(scale, lo), _doubles(bias, lo), eps, alpha, _doubles(stats[0], lo), _doubles(stats[1], lo),
-                _scratch(hi - lo, item))
+                _scratch(hi - lo, item), _stream(yr))
         _run(layout, call)
     mean, var = stats
     with np.errstate(divide="ignore"):

@@ -24,6 +24,7 @@ OPS_NORM, OPS_ACTIVATION, OPS_ADD_ACTIVATION = 0, 1, 2  # equal in mcdnnBatchNor
 RELU = ACTIVATION["MCDNN_ACTIVATION_RELU"]
 BYTE = DATA["MCDNN_DATA_UINT8"]
 PARALLEL_MIN = 1 << 17
+STREAM_BYTES = 16 << 20   # kernel outputs from this size on bypass the caches: they would not stay there anyway
 
 
 def byte_tensor(nbytes):
