@@ -8,10 +8,8 @@ import numpy as np
 from opemu.core import device, kernels, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
-from opemu.ops.mcdnn.bn_common import (accumulators, finish_statistics, forward_coefficients, gradient_coefficients,
-                                       reshaped, shift_of)
-
-LANES = 16   # the per-channel sums' lanes (csrc/kernels/batchnorm.c)
+from opemu.ops.mcdnn.bn_common import accumulators, reshaped
+from opemu.ops.mcdnn.bn_reference import backward_reference, forward_reference
 
 # ---------------------------------------------------------------- walking blocks of channels
 
@@ -107,43 +105,6 @@ class _Block:
 
 # ---------------------------------------------------------------- one block: the references and the C kernels
 
-def lane_sums(rows, term, dtype=None):
-    """Per-channel sums of term(rows) for (N, k, spatial) rows, in `dtype` (default: the compute type);
-    `term(out)` writes the (N, k, spatial) terms into `out`, of that type. Element j of an image's row goes
-    to lane j mod LANES, the row's last block padded with +0; the rows follow each other into the lanes
-    image after image, each lane from +0, then lane i += lane i + w for w = LANES/2, ..., 1."""
-    n, k, s = rows.shape
-    padded = -(-s // LANES) * LANES
-    terms = _buffer("bn lanes", (k, n, padded), dtype or rows.dtype)
-    terms[:, :, s:] = 0
-    term(terms[:, :, :s].transpose(1, 0, 2))
-    lanes = np.add.reduce(terms.reshape(k, n * padded // LANES, LANES), axis=1, initial=0)
-    width = LANES // 2
-    while width:
-        lanes = lanes[:, :width] + lanes[:, width:2 * width]
-        width //= 2
-    return lanes[:, 0]
-
-
-def statistics(rows):
-    """(mean, biased variance) per channel in float64 from one walk: Σd and Σd² of d = x - shift in float64,
-    shift the channel's first element (0 when it is not finite), so that the sums stay well conditioned."""
-    shift = shift_of(rows[0, :, 0].astype(np.float64))
-
-    def shifted(out):
-        np.subtract(rows, shift[:, None], out=out)
-
-    def squares(out):
-        shifted(out)
-        np.multiply(out, out, out=out)
-    return finish_statistics(shift, lane_sums(rows, shifted, np.float64), lane_sums(rows, squares, np.float64),
-                             rows.shape[0] * rows.shape[2])
-
-
-def _coefficient(values, ct):
-    return values.astype(ct)[:, None]
-
-
 def backward_block(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
     """dx = dy·k0 + ((x - centre)·k1 + k2) of (N, k, spatial) rows in the compute type (gradient_coefficients),
     dScale and dBias into the float64 d_scale, d_bias; mean/inv None: recomputed from x. dx may be x or dy.
@@ -152,44 +113,12 @@ def backward_block(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
         backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias)
 
 
-def backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
-    ct = x.dtype
-    if mean is None:
-        mean, var = statistics(x)
-        inv = 1 / np.sqrt(var + eps)
-    centre = mean.astype(ct)
-
-    def products(out):
-        np.subtract(x, centre[:, None], out=out)
-        np.multiply(dy, out, out=out)
-    d_scale[...], d_bias[...], k0, k1, k2 = gradient_coefficients(
-        scale, mean, inv, centre, lane_sums(x, lambda out: np.copyto(out, dy)), lane_sums(x, products),
-        x.shape[0] * x.shape[2], alpha)
-    t = _buffer("bn centred", x.shape, ct)
-    np.subtract(x, centre[:, None], out=t)          # before dx is written: dx may be x
-    t *= _coefficient(k1, ct)
-    t += _coefficient(k2, ct)
-    np.multiply(dy, _coefficient(k0, ct), out=dx)
-    dx += t
-
-
 def forward_block(x, y, scale, bias, eps, alpha, mean, var):
     """y = (x - centre)·k1 + k2 of (N, k, spatial) rows in the compute type (forward_coefficients); the float64
     mean and biased variance into mean, var. y may be x. The C kernel when it takes the operands, else the
     reference."""
     if not _forward_kernel(x, y, scale, bias, eps, alpha, mean, var):
         forward_reference(x, y, scale, bias, eps, alpha, mean, var)
-
-
-def forward_reference(x, y, scale, bias, eps, alpha, mean, var):
-    ct = x.dtype
-    mean[...], var[...] = statistics(x)
-    centre = mean.astype(ct)
-    k1, k2 = forward_coefficients(scale, bias, mean, 1 / np.sqrt(var + eps), centre, alpha)
-    t = _buffer("bn centred", x.shape, ct)
-    np.subtract(x, centre[:, None], out=t)
-    t *= _coefficient(k1, ct)
-    np.add(t, _coefficient(k2, ct), out=y)
 
 
 _GEOMETRIES = {}           # operand shapes, strides and types → the kernel's struct, or False

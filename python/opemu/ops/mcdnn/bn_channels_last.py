@@ -8,77 +8,15 @@ import numpy as np
 from opemu.core import device, kernels, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
-from opemu.ops.mcdnn.bn_common import (accumulators, finish_statistics, forward_coefficients, gradient_coefficients,
-                                       reshaped, shift_of)
+from opemu.ops.mcdnn.bn_common import accumulators, reshaped
+from opemu.ops.mcdnn.bn_reference import backward_reference, forward_reference
 
-LANES = 16
 _SPLIT = 16   # channels per worker come in multiples of 16: a worker's part of a row is whole cache lines
 
 
 def channel_rows(t):
     """A (N, C, spatial...) tensor as (N·spatial, C) rows without a copy, or None."""
     return reshaped(np.moveaxis(t, 1, -1), (t.size // t.shape[1], t.shape[1]))
-
-
-def position_sums(rows, term, dtype=None):
-    """Per-channel sums of term(rows) for (M, C) rows in `dtype` (default: the compute type): `term(out)`
-    writes the (M, C) terms into `out` of that type."""
-    m, c = rows.shape
-    padded = -(-m // LANES) * LANES
-    terms = _buffer("bn position lanes", (padded, c), dtype or rows.dtype)
-    terms[m:] = 0
-    term(terms[:m])
-    lanes = np.add.reduce(terms.reshape(padded // LANES, LANES, c), axis=0, initial=0)
-    width = LANES // 2
-    while width:
-        lanes = lanes[:width] + lanes[width:2 * width]
-        width //= 2
-    return lanes[0]
-
-
-def statistics(rows):
-    """(mean, biased variance) per channel from Σd and Σd² of d = x - shift in float64 (shift: the first row)."""
-    shift = shift_of(rows[0].astype(np.float64))
-
-    def squares(out):
-        np.subtract(rows, shift, out=out)
-        np.multiply(out, out, out=out)
-    return finish_statistics(shift, position_sums(rows, lambda out: np.subtract(rows, shift, out=out), np.float64),
-                             position_sums(rows, squares, np.float64), rows.shape[0])
-
-
-def backward_reference(x, dy, dx, scale, mean, inv, eps, alpha, d_scale, d_bias):
-    """dx = dy·k0 + ((x - centre)·k1 + k2) of (M, C) rows; dScale, dBias into d_scale, d_bias."""
-    ct = x.dtype
-    if mean is None:
-        mean, var = statistics(x)
-        inv = 1 / np.sqrt(var + eps)
-    centre = mean.astype(ct)
-
-    def products(out):
-        np.subtract(x, centre, out=out)
-        np.multiply(dy, out, out=out)
-    d_scale[...], d_bias[...], k0, k1, k2 = gradient_coefficients(
-        scale, mean, inv, centre, position_sums(x, lambda out: np.copyto(out, dy)), position_sums(x, products),
-        x.shape[0], alpha)
-    t = _buffer("bn centred rows", x.shape, ct)
-    np.subtract(x, centre, out=t)          # before dx is written: dx may be x
-    t *= k1.astype(ct)
-    t += k2.astype(ct)
-    np.multiply(dy, k0.astype(ct), out=dx)
-    dx += t
-
-
-def forward_reference(x, y, scale, bias, eps, alpha, mean, var):
-    """y = (x - centre)·k1 + k2 of (M, C) rows; the mean and biased variance into mean, var."""
-    ct = x.dtype
-    mean[...], var[...] = statistics(x)
-    centre = mean.astype(ct)
-    k1, k2 = forward_coefficients(scale, bias, mean, 1 / np.sqrt(var + eps), centre, alpha)
-    t = _buffer("bn centred rows", x.shape, ct)
-    np.subtract(x, centre, out=t)
-    t *= k1.astype(ct)
-    np.add(t, k2.astype(ct), out=y)
 
 
 def _rows_of(layout, ct, beta, *tensors):
