@@ -82,6 +82,14 @@ void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n
  * rows of `cols` dense elements `row_stride` elements apart. Returns 0, or -1 for a size it does not handle. */
 int opemu_kernel_row_sum(int size, const void *x, int64_t row_stride, int64_t rows, int64_t cols, void *out);
 
+/* EmbeddingDenseBackward's sums of fp32 grad rows (csrc/kernels/segments.c): segment s is the `lengths[s]`
+ * rows order[starts[s]…], summed into out row targets[s] (out_stride elements apart), scaled by 1/length
+ * when `scale`. `part` holds `dim` floats of scratch. Returns 0, or -1 for a bad size. */
+int opemu_kernel_segment_sums(const float *rows, int64_t row_stride, int64_t dim, const int64_t *order,
+                              const int64_t *starts, const int64_t *lengths, const int64_t *targets, int64_t segments,
+                              int scale, int64_t long_segment, int64_t block_rows, float *out, int64_t out_stride,
+                              float *part);
+
 /* ---- mcDNN batch normalization (csrc/kernels/batchnorm.c) ----
  * A block of `channels` channels, each `images` rows of `spatial` dense elements; strides in elements
  * between images and between channels of x, dy and the output (dx or y); `stream` nonzero: the output is
