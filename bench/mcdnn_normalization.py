@@ -109,6 +109,13 @@ def main():
         check(lib().mcdnnDropoutForward(h, dropout, d, X, d, Y, reserve, reserve_bytes), "DropoutForward")
         sync(None)
     compare("mcdnnDropoutForward p=0.5", dropout_forward, lambda: torch.ops.aten.native_dropout(xt, 0.5, True))
+    _, mask = torch.ops.aten.native_dropout(xt, 0.5, True)
+
+    def dropout_backward():
+        check(lib().mcdnnDropoutBackward(h, dropout, d, DY, d, DX, reserve, reserve_bytes), "DropoutBackward")
+        sync(None)
+    compare("mcdnnDropoutBackward p=0.5", dropout_backward,
+            lambda: torch.ops.aten.native_dropout_backward(dyt, mask, 2.0), BACKWARD_TARGET)
 
     # spatial transformer: output N x C x H x W sampled from the input, an affine jitter around identity
     st = ctypes.c_void_p()

@@ -78,6 +78,12 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
+/* Dropout backward over elements lo..hi of dense arrays (csrc/kernels/dropout.c): dx = dy * scale where the
+ * packed keep bit (np.packbits order) is set, else +0; `scale` is exact in the element type. dx may be dy.
+ * Returns 0, or -1 for a size it does not handle. */
+int opemu_kernel_dropout_backward(int size, const void *dy, const uint8_t *bits, double scale, void *dx, int64_t lo,
+                                  int64_t hi);
+
 /* LayerNorm (`centre`) and RmsNorm over `rows` dense fp32 rows of `cols` (csrc/kernels/norms.c): out =
  * (x - mean) * rstd [* weight] [+ bias], rstd = 1 / sqrt(mean((x - mean)^2) + epsilon), the means by NumPy's
  * row sums; weight and bias (cols values) and means may be NULL. `squares` holds `cols` floats of scratch.

@@ -57,6 +57,11 @@ def int64_pointer(array):
     return device.ffi.cast("int64_t *", device.ffi.from_buffer(array))
 
 
+def uint8_pointer(array):
+    """A uint8_t * to a contiguous byte array."""
+    return device.ffi.cast("uint8_t *", device.ffi.from_buffer(array))
+
+
 def strided_address(array):
     """A pointer to the first element of any array (the kernel walks its strides); a contiguous one's
     through ffi.from_buffer, which costs a fifth of array.ctypes.data."""
