@@ -4,8 +4,11 @@
  * equals nothing). The reference accumulates an input element's gradient from +0 over the windows
  * that chose it in window-element order (row offset i, then column offset j); for one input element a
  * larger (i, j) is a smaller output (oh, ow), so scattering the outputs in reverse row-major order
- * adds in the same order and rounds alike where windows overlap (3x3/2). 2x2/2 without padding, the
- * common non-overlapping case, has its own loop that writes every dx element once. */
+ * adds in the same order and rounds alike where windows overlap. 2x2/2 without padding, the common
+ * non-overlapping case, has its own loop that writes every dx element once; 3x3/2, the common
+ * overlapping one, finds its choices in vectorized passes before scattering them. Planes of a few pages
+ * have their next plane prefetched (the hardware prefetchers stop at page boundaries). */
+#include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
 
@@ -13,6 +16,84 @@ typedef struct opemu_pool_geometry geometry;
 
 static int64_t lo_clip(int64_t v) { return v < 0 ? 0 : v; }
 static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v; }
+
+/* 3x3 windows, stride 2, any padding: the choices of the plane's windows, then their scatter.
+ * Window (q, t) covers rows 2q - ph .. 2q - ph + 2 and columns 2t - pw .. 2t - pw + 2; its element
+ * e = 3i + j. A choice is the chosen element's offset from the window's corner in dx (i * dx_row + j), as
+ * an integer of the data's width (the selects then vectorize), or NONE. For windows wholly inside x it
+ * comes from a branch-free pass over the row (the last match, walking the window backwards, is the first
+ * match) vectorized across windows; windows that overlap the padding take a scalar walk. The scatter
+ * runs the outputs in reverse row-major order, as scatter() does. */
+#define NONE (-1)
+/* dx offsets of a window's elements fit the choices' integers (checked before the walk) */
+static int three_by_three_fits(const struct opemu_pool_geometry *g, int size)
+{
+    return g->dx_row >= 0 && g->dx_row < (size == 4 ? INT32_MAX / 4 : INT64_MAX / 4);
+}
+
+#define DEFINE_POOL_3X3(T, I, SUFFIX)                                                                     \
+    /* the choice of window (q, t), which overlaps the padding */                                         \
+    static I edge_choice_##SUFFIX(const geometry *g, const T *x, T m, int64_t q, int64_t t)               \
+    {                                                                                                     \
+        for (int i = 0; i < 3; i++)                                                                       \
+            for (int j = 0; j < 3; j++) {                                                                 \
+                int64_t r = 2 * q - g->ph + i, c = 2 * t - g->pw + j;                                     \
+                if (r >= 0 && r < g->h && c >= 0 && c < g->w && x[r * g->x_row + c] == m)                 \
+                    return (I)(i * g->dx_row + j);                                                        \
+            }                                                                                             \
+        return NONE;                                                                                      \
+    }                                                                                                     \
+    static void choose_row_##SUFFIX(const geometry *g, const T *x, const T *yr, int64_t q, I *restrict choice) \
+    {                                                                                                     \
+        int64_t r0 = 2 * q - g->ph, lo = g->ow, hi = g->ow;                                               \
+        if (r0 >= 0 && r0 + 2 < g->h && g->w + g->pw >= 3) { /* windows t in [lo, hi) lie inside x */    \
+            lo = (g->pw + 1) / 2, hi = (g->w + g->pw - 1) / 2;                                            \
+            hi = hi < g->ow ? hi : g->ow, lo = lo < hi ? lo : hi;                                         \
+        }                                                                                                 \
+        for (int64_t t = 0; t < lo; t++)                                                                  \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
+        /* rows r0..r0+2 from the window corner's column (indices: the corner may lie left of x) */       \
+        const T *a = x + r0 * g->x_row, *b = a + g->x_row, *c = b + g->x_row;                             \
+        const int64_t left = -g->pw;                                                                      \
+        const I row = (I)g->dx_row, row2 = 2 * row;                                                       \
+        for (int64_t t = lo; t < hi; t++) {                                                               \
+            T m = yr[t];                                                                                  \
+            I k = NONE;                                                                                   \
+            k = c[left + 2 * t + 2] == m ? row2 + 2 : k;                                                         \
+            k = c[left + 2 * t + 1] == m ? row2 + 1 : k;                                                         \
+            k = c[left + 2 * t] == m ? row2 : k;                                                                 \
+            k = b[left + 2 * t + 2] == m ? row + 2 : k;                                                          \
+            k = b[left + 2 * t + 1] == m ? row + 1 : k;                                                          \
+            k = b[left + 2 * t] == m ? row : k;                                                                  \
+            k = a[left + 2 * t + 2] == m ? 2 : k;                                                                \
+            k = a[left + 2 * t + 1] == m ? 1 : k;                                                                \
+            k = a[left + 2 * t] == m ? 0 : k;                                                                    \
+            choice[t] = k;                                                                                \
+        }                                                                                                 \
+        for (int64_t t = hi; t < g->ow; t++)                                                              \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
+    }                                                                                                     \
+    static void three_by_three_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx,    \
+                                        I *choice)                                                        \
+    {                                                                                                     \
+        for (int64_t r = 0; r < g->h; r++)                                                                \
+            memset(dx + r * g->dx_row, 0, (size_t)g->w * sizeof(T));                                      \
+        for (int64_t q = 0; q < g->oh; q++)                                                               \
+            choose_row_##SUFFIX(g, x, y + q * g->y_row, q, choice + q * g->ow);                           \
+        for (int64_t q = g->oh - 1; q >= 0; q--) {                                                        \
+            const T *dyr = dy + q * g->dy_row;                                                            \
+            const I *cr = choice + q * g->ow;                                                             \
+            int64_t corner = (2 * q - g->ph) * g->dx_row - g->pw;                                         \
+            for (int64_t t = g->ow - 1; t >= 0; t--)                                                      \
+                if (cr[t] != NONE) {                                                                      \
+                    T *d = dx + (corner + 2 * t + cr[t]);                                                 \
+                    *d = *d + dyr[t];                                                                     \
+                }                                                                                         \
+        }                                                                                                 \
+    }
+
+DEFINE_POOL_3X3(float, int32_t, f32)
+DEFINE_POOL_3X3(double, int64_t, f64)
 
 #define DEFINE_POOL(T, SUFFIX)                                                                            \
     /* window (oh, ow)'s choice as an offset into the dx plane (row * dx_row + col), or -1 */              \
@@ -79,13 +160,14 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
         for (int64_t r = 2 * g->oh; r < g->h; r++)                                                        \
             memset(dx + r * g->dx_row, 0, (size_t)g->w * sizeof(T));                                      \
     }                                                                                                     \
-    static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx)             \
+    /* `choices`: the 3x3/2 walk's scratch, NULL for another window */                                    \
+    static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx, void *choices) \
     {                                                                                                     \
         if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 && g->pw == 0 &&            \
             2 * g->oh <= g->h && 2 * g->ow <= g->w)                                                       \
             two_by_two_##SUFFIX(g, x, y, dy, dx);                                                         \
-        else if (g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2)                                    \
-            scatter_##SUFFIX(g, x, y, dy, dx, 3, 3, 2, 2); /* constants: the window loops unroll */       \
+        else if (choices)                                                                                 \
+            three_by_three_##SUFFIX(g, x, y, dy, dx, choices);                                            \
         else                                                                                              \
             scatter_##SUFFIX(g, x, y, dy, dx, g->kh, g->kw, g->sh, g->sw);                                \
     }
@@ -93,20 +175,46 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
 DEFINE_POOL(float, f32)
 DEFINE_POOL(double, f64)
 
+/* The cache lines of `rows` rows of `bytes` bytes `pitch` bytes apart, fetched ahead (for writing when `write`) */
+static void prefetch_rows(const char *p, int64_t rows, int64_t bytes, int64_t pitch, int write)
+{
+    for (int64_t r = 0; r < rows; r++, p += pitch)
+        for (int64_t b = 0; b < bytes; b += 64) {
+            if (write)
+                __builtin_prefetch(p + b, 1, 3);
+            else
+                __builtin_prefetch(p + b, 0, 3);
+        }
+}
+
 int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
                                    const void *dy, void *dx, int64_t images, int64_t planes)
 {
     if (size != 4 && size != 8)
         return -1;
+    void *choices = NULL; /* the 3x3/2 walk's choices of a plane's windows, once for all planes */
+    if (g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2 && three_by_three_fits(g, size) &&
+        !(choices = malloc((size_t)(g->ow * g->oh + 1) * (size_t)size)))
+        return -1;
+    /* planes of a few pages: the hardware prefetchers, which stop at page boundaries, barely start on one */
+    int small = g->w > 0 && g->w <= (64 << 10) / size && g->h <= (64 << 10) / (g->w * size);
     for (int64_t n = 0; n < images; n++)
         for (int64_t c = 0; c < planes; c++) {
             int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
             int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+            if (c + 1 < planes && small) { /* the next plane's lines arrive while this one computes */
+                prefetch_rows((const char *)x + (xo + g->x_plane) * size, g->h, g->w * size, g->x_row * size, 0);
+                prefetch_rows((const char *)y + (yo + g->y_plane) * size, g->oh, g->ow * size, g->y_row * size, 0);
+                prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
+                prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size, 1);
+            }
             if (size == 4)
-                plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo);
+                plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo,
+                          choices);
             else
                 plane_f64(g, (const double *)x + xo, (const double *)y + yo, (const double *)dy + dyo,
-                          (double *)dx + dxo);
+                          (double *)dx + dxo, choices);
         }
+    free(choices);
     return 0;
 }

@@ -1,0 +1,86 @@
+"""The pooling and sampler C kernels (csrc/kernels/pooling.c, sampler.c) against their NumPy references,
+compared as bytes: max-pooling backward's 3x3/2 walk (every padding, odd sizes, ties, special values,
+strided views, windows left out), average-pooling backward, and the spatial transformer's sampler
+backward. The torch oracle tests of the ops (tests/test_mcdnn_*.py) pass with either choice."""
+import numpy as np
+import pytest
+
+import conftest
+from opemu.core import kernels
+from opemu.ops.mcdnn import pooling
+from test_kernels import assert_same_bits, pooled, special
+
+pytestmark = [conftest.opemu_only, pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
+FLOATS = [np.float32, np.float64]
+
+
+@pytest.fixture(autouse=True)
+def c_kernels():
+    if kernels.lib() is None:
+        pytest.fail("the C kernels did not load (is the build in place?)")
+
+
+def advised(size, window, stride, padding):
+    return (size + 2 * padding - window) // stride + 1
+
+
+def tied_input(shape, dtype, rng, nan=True):
+    """Few distinct values (windows holding their max twice or more), special values mixed in; NaN only
+    when `nan` (a NaN never wins a max without NaN propagation)."""
+    x = rng.integers(-3, 4, size=shape).astype(dtype)
+    x.reshape(-1)[::13] = special(x.size, dtype, rng)[::13]
+    if not nan:
+        x[np.isnan(x)] = 0
+    return x
+
+
+def max_backward_both_ways(x, window, stride, padding, out, rng, dx=None):
+    """(the C kernel's dx, the reference's) for max pooling x with outputs `out`."""
+    pool, geometry, y = pooled(x, window, stride, padding, out)
+    dy = special(y.size, x.dtype, rng).reshape(y.shape)
+    dx = np.full_like(x, 7) if dx is None else dx
+    assert pooling._c_max_backward(geometry, y, dy, x, dx)
+    return dx, pooling.backward(pool, geometry, y, dy, x, x.shape, x.dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("padding", [(0, 0), (1, 1), (1, 0), (0, 1), (2, 2)])
+@pytest.mark.parametrize("h, w", [(11, 8), (7, 13), (3, 3), (4, 5), (6, 9), (16, 16)])
+def test_max_pool_3x3_stride_2_backward_is_bit_identical(h, w, padding, dtype):
+    rng = np.random.default_rng(h * 100 + w * 10 + sum(padding))
+    x = tied_input((2, 3, h, w), np.dtype(dtype), rng)
+    out = tuple(advised(s, 3, 2, p) for s, p in zip((h, w), padding))
+    assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), padding, out, rng))
+
+
+@pytest.mark.parametrize("out", [(2, 3), (1, 1), (3, 2)])
+def test_max_pool_3x3_stride_2_backward_with_fewer_outputs_than_advised(out):
+    """Rows and columns that no window reaches get +0; the kernel writes them too."""
+    rng = np.random.default_rng(sum(out))
+    x = tied_input((1, 2, 9, 10), np.dtype(np.float32), rng)
+    assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), out, rng))
+
+
+def test_max_pool_3x3_stride_2_backward_on_strided_views():
+    rng = np.random.default_rng(5)
+    storage = tied_input((3, 5, 20, 24), np.dtype(np.float64), rng)
+    x = storage[::2, 1:4, 3:16, 2:21]  # every other image, a channel slice, padded rows and columns
+    target = np.full((2, 4, 15, 22), 9.0)
+    dx = target[:, 1:, 1:14, 2:21]
+    ours, reference = max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), (7, 10), rng, dx)
+    assert_same_bits(np.ascontiguousarray(ours), reference)
+    untouched = np.ones(target.shape, bool)
+    untouched[:, 1:, 1:14, 2:21] = False
+    assert (target[untouched] == 9).all()
+
+
+def test_max_pool_3x3_stride_2_backward_sends_each_window_to_its_first_maximum():
+    """All equal: every window's first element, in row-major order, takes its dy; overlapping windows add."""
+    x = np.zeros((1, 1, 5, 5), np.float32)
+    pool, geometry, y = pooled(x, (3, 3), (2, 2), (0, 0), (2, 2))
+    dy = np.array([[[[1, 2], [4, 8]]]], np.float32)
+    dx = np.empty_like(x)
+    assert pooling._c_max_backward(geometry, y, dy, x, dx)
+    expected = np.zeros((5, 5), np.float32)
+    expected[0, 0], expected[0, 2], expected[2, 0], expected[2, 2] = 1, 2, 4, 8
+    assert_same_bits(dx[0, 0], expected)
