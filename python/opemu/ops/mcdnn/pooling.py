@@ -340,24 +340,28 @@ def _c_max_backward(geometry, y, dy, x, dx):
     """The max walk into dx by the C kernel, for 2-D pooling of float/double tensors that do not overlap
     dx; False when it does not apply."""
     lib = kernels.lib()
-    arrays = (x, y, dy, dx)
-    if (lib is None or len(geometry.dims) != 2 or dx.dtype not in (np.float32, np.float64)
-            or any(t.dtype != dx.dtype or t.strides[-1] != dx.itemsize for t in arrays)
-            or any(np.may_share_memory(dx, t) for t in (x, y, dy))):
+    if lib is None:
         return False
-    item = dx.itemsize
-    g = _kernel_geometry(tuple(geometry.dims), item, tuple(t.strides[:3] for t in arrays))
-    return lib.opemu_kernel_max_pool_backward(item, g, *[kernels.strided_address(t) for t in arrays],
+    g = _kernel_geometry(geometry, x.dtype, y.dtype, dy.dtype, dx.dtype, x.strides, y.strides, dy.strides, dx.strides)
+    if g is None or np.may_share_memory(dx, x) or np.may_share_memory(dx, y) or np.may_share_memory(dx, dy):
+        return False
+    address = kernels.strided_address
+    return lib.opemu_kernel_max_pool_backward(dx.itemsize, g, address(x), address(y), address(dy), address(dx),
                                               dx.shape[0], dx.shape[1]) == 0
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel_geometry(dims, item, strides):
-    """The kernel's struct for a 2-D geometry and the (image, plane, row) byte strides of x, y, dy, dx:
-    made once per layout, as an app repeats its calls."""
-    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = dims
+def _kernel_geometry(geometry, x_type, y_type, dy_type, dx_type, *strides):
+    """The kernel's struct for a 2-D geometry and the byte strides of x, y, dy, dx, or None when the kernel
+    does not take them (another dimensionality, type or w stride): made once per layout, as an app repeats
+    its calls (geometries are shared per descriptor snapshot, so one is its own key)."""
+    item = dx_type.itemsize
+    if (len(geometry.dims) != 2 or dx_type not in (np.float32, np.float64)
+            or any(t != dx_type for t in (x_type, y_type, dy_type)) or any(s[-1] != item for s in strides)):
+        return None
+    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = geometry.dims
     fields = {}
-    for name, (image, plane, row) in zip(("x", "y", "dy", "dx"), strides):
+    for name, (image, plane, row, _) in zip(("x", "y", "dy", "dx"), strides):
         fields.update({name + "_image": image // item, name + "_plane": plane // item, name + "_row": row // item})
     return kernels.pool_geometry(h=h, w=w, oh=oh, ow=ow, kh=kh, kw=kw, sh=sh, sw=sw, ph=ph, pw=pw, **fields)
 
@@ -446,12 +450,12 @@ def _backward_reached(a, geometry, p, direct, ct):
     """dx from the windows that reach the input (p: their y, dy; the x and dx they read); `direct`:
     the gradient goes straight into p["dx"] (of the compute type, alpha 1, beta 0)."""
     pool = a.poolingDesc
-    counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
-                                                   ct)
-    per_image = max(1, math.prod(p["dx"].shape[1:]))
     if (a.is_max and direct and not (pool.nan and np.isnan(p["y"]).any())
             and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"])):
         return
+    counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
+                                                   ct)
+    per_image = max(1, math.prod(p["dx"].shape[1:]))
     phases = _Phases(geometry)
     batch = p["dy"].shape[0]
     step = max(1, _CHUNK // per_image)
