@@ -8,6 +8,7 @@ import pytest
 import conftest
 from opemu.core import kernels
 from opemu.ops.mcdnn import pooling
+from opemu.ops.mcdnn import spatial_transformer as st
 from test_kernels import assert_same_bits, pooled, special
 
 pytestmark = [conftest.opemu_only, pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
@@ -84,3 +85,56 @@ def test_max_pool_3x3_stride_2_backward_sends_each_window_to_its_first_maximum()
     expected = np.zeros((5, 5), np.float32)
     expected[0, 0], expected[0, 2], expected[2, 0], expected[2, 2] = 1, 2, 4, 8
     assert_same_bits(dx[0, 0], expected)
+
+
+def sampler_grid(h, w, spread, dtype, rng):
+    """A (h, w, 2) grid: coordinates in [-spread, spread] (past ±1: taps outside the input), with exact
+    pixel centres, NaN, ±inf, huge values and ±0 mixed in."""
+    grid = rng.uniform(-spread, spread, size=(h, w, 2)).astype(dtype)
+    flat = grid.reshape(-1)
+    extras = np.array([np.nan, np.inf, -np.inf, 1e30, -1e30, 0.0, -0.0, 1.0, -1.0, 0.5], dtype)
+    where = rng.choice(flat.size, size=min(flat.size, 2 * extras.size), replace=False)
+    flat[where] = np.resize(extras, where.size)
+    return grid
+
+
+def sampler_both_ways(h, w, h_in, w_in, c, spread, dtype, seed, monkeypatch):
+    """((dx, dgrid) of the C kernel, (dx, dgrid) of the reference) for one image."""
+    rng = np.random.default_rng(seed)
+    ct = np.dtype(dtype)
+    taps = st._Taps(sampler_grid(h, w, spread, ct, rng), h_in, w_in, ct)
+    x = special(c * h_in * w_in, ct, rng).reshape(c, h_in * w_in)
+    dy = special(c * h * w, ct, rng).reshape(c, h * w)
+    scale_x, scale_y = ct.type((w_in - 1) / 2), ct.type((h_in - 1) / 2)
+    reference = st.backward_reference(taps, x, dy, scale_x, scale_y)
+    monkeypatch.setattr(st, "backward_reference", None)  # the kernel must answer
+    dx = np.full((c, h_in * w_in), 5, ct)
+    dgrid = st.sampler_backward(taps, x, dy, dx, scale_x, scale_y)
+    return (dx, dgrid), reference
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("h, w, h_in, w_in, c, spread", [
+    (5, 7, 6, 4, 3, 1.2),      # some taps outside
+    (9, 11, 3, 2, 5, 1.0),     # upsampling: many taps per input element
+    (4, 3, 17, 19, 2, 0.3),    # downsampling a corner: most of dx untouched
+    (1, 1, 1, 1, 1, 1.0),      # one pixel, one input (scale 0)
+    (8, 8, 8, 8, 7, 3.0),      # mostly outside
+])
+def test_sampler_backward_is_bit_identical(h, w, h_in, w_in, c, spread, dtype, monkeypatch):
+    ours, reference = sampler_both_ways(h, w, h_in, w_in, c, spread, dtype, h * w + c, monkeypatch)
+    for got, expected in zip(ours, reference):
+        assert_same_bits(got, expected)
+
+
+def test_sampler_backward_into_a_view_of_its_input_takes_the_reference():
+    """dx over x (in place): the kernel would read what it already wrote; the reference reads x first."""
+    rng = np.random.default_rng(2)
+    ct = np.dtype(np.float32)
+    taps = st._Taps(sampler_grid(4, 5, 1.1, ct, rng), 4, 5, ct)
+    x = rng.standard_normal((3, 20)).astype(ct)
+    dy = rng.standard_normal((3, 20)).astype(ct)
+    expected = st.backward_reference(taps, x.copy(), dy, ct.type(2), ct.type(1.5))
+    dgrid = st.sampler_backward(taps, x, dy, x, ct.type(2), ct.type(1.5))
+    assert_same_bits(x, expected[0])
+    assert_same_bits(dgrid, expected[1])
