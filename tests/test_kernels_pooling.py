@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import conftest
-from opemu.core import kernels
+from opemu.core import kernels, mcdnn
 from opemu.ops.mcdnn import pooling
 from opemu.ops.mcdnn import spatial_transformer as st
 from test_kernels import assert_same_bits, pooled, special
@@ -138,3 +138,66 @@ def test_sampler_backward_into_a_view_of_its_input_takes_the_reference():
     dgrid = st.sampler_backward(taps, x, dy, x, ct.type(2), ct.type(1.5))
     assert_same_bits(x, expected[0])
     assert_same_bits(dgrid, expected[1])
+
+
+def average_both_ways(dy, x_shape, window, stride, padding, include, dx=None):
+    """(the C kernel's dx, the reference's) for average pooling backward of dy onto x_shape."""
+    ct = dy.dtype
+    pool = mcdnn.Struct(mode=1 if include else 2, nan=0, nbDims=2, window=window, stride=stride, padding=padding)
+    (geometry,) = pooling._geometries(pool, x_shape, dy.shape)
+    assert geometry.whole
+    counts = geometry.counts(include, ct)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(counts > 0, dy / counts, 0).astype(ct)
+    reference = np.empty(x_shape, ct)
+    pooling._Phases(geometry).average_backward(share, reference, ct)
+    dx = np.full(x_shape, 7, ct) if dx is None else dx
+    assert pooling._c_average_backward(geometry, counts, dy, dx)
+    return dx, reference
+
+
+AVERAGES = {  # window, stride, padding, input h, w
+    "3x3/2 pad 1": ((3, 3), (2, 2), (1, 1), 11, 8),
+    "2x2/2": ((2, 2), (2, 2), (0, 0), 9, 13),
+    "3x2/1": ((3, 2), (1, 1), (1, 0), 6, 7),
+    "2x2/3 pad 1": ((2, 2), (3, 3), (1, 1), 10, 9),
+    "4x5/3 pad 2": ((4, 5), (3, 3), (2, 2), 13, 12),
+    "5x5/1 pad 2": ((5, 5), (1, 1), (2, 2), 5, 6),
+}
+
+
+@pytest.mark.parametrize("include", [True, False], ids=["include pad", "exclude pad"])
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", sorted(AVERAGES))
+def test_average_pool_backward_is_bit_identical(name, dtype, include):
+    window, stride, padding, h, w = AVERAGES[name]
+    rng = np.random.default_rng(h * w)
+    out = tuple(advised(s, k, st, p) for s, k, st, p in zip((h, w), window, stride, padding))
+    dy = special(2 * 3 * out[0] * out[1], np.dtype(dtype), rng, scale=3.0).reshape((2, 3) + out)
+    assert_same_bits(*average_both_ways(dy, (2, 3, h, w), window, stride, padding, include))
+
+
+def test_average_pool_backward_with_fewer_outputs_than_advised():
+    rng = np.random.default_rng(8)
+    dy = rng.standard_normal((1, 2, 2, 3)).astype(np.float32)
+    assert_same_bits(*average_both_ways(dy, (1, 2, 9, 10), (3, 3), (2, 2), (1, 1), True))
+
+
+def test_average_pool_backward_on_strided_views():
+    rng = np.random.default_rng(9)
+    dy = rng.standard_normal((3, 4, 7, 9)).astype(np.float64)[::2, 1:, :6, 1:8]
+    target = np.full((2, 4, 14, 16), 3.0)
+    dx = target[:, 1:, 1:12, 1:14]
+    ours, reference = average_both_ways(dy, (2, 3, 11, 13), (3, 3), (2, 2), (1, 1), False, dx)
+    assert_same_bits(np.ascontiguousarray(ours), reference)
+    untouched = np.ones(target.shape, bool)
+    untouched[:, 1:, 1:12, 1:14] = False
+    assert (target[untouched] == 3).all()
+
+
+def test_average_pool_backward_over_its_own_dy_takes_the_reference():
+    """dx over dy: the kernel declines, the phase walk (which reads dy first) runs."""
+    pool = mcdnn.Struct(mode=1, nan=0, nbDims=2, window=(1, 1), stride=(1, 1), padding=(0, 0))
+    (geometry,) = pooling._geometries(pool, (1, 1, 4, 4), (1, 1, 4, 4))
+    shared = np.ones((1, 1, 4, 4), np.float32)
+    assert not pooling._c_average_backward(geometry, geometry.counts(True, np.dtype(np.float32)), shared, shared)

@@ -80,6 +80,14 @@ void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n
 
 /* ---- pooling and spatial transformer kernels (csrc/kernels/sampler.c) ---- */
 
+/* Average-pooling backward over `images` by `planes` 2-D planes (python/opemu/ops/mcdnn/pooling.py
+ * _Phases.average_backward): the geometry's dy and dx fields (the x and y ones unused), `counts` the
+ * (oh, ow) dense divisors. Each window's share dy / count (0 where the count is 0) is added to +0 at
+ * every input element of the window, in window-element order. dx must not overlap dy. Returns 0, or -1
+ * for a size or stride it does not handle. */
+int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
+                                       const void *dy, void *dx, int64_t images, int64_t planes);
+
 /* Spatial transformer sampler backward of one image (python/opemu/ops/mcdnn/spatial_transformer.py
  * backward_reference): x (channels, inputs) and dy (channels, pixels) dense, channel-major; for each output
  * pixel p and corner k (of 4, corner-major tables of `pixels` entries) the input index index[k][p]

@@ -187,6 +187,101 @@ static void prefetch_rows(const char *p, int64_t rows, int64_t bytes, int64_t pi
         }
 }
 
+/* Planes of a few pages: the hardware prefetchers, which stop at page boundaries, barely start on one */
+static int small_planes(const geometry *g, int size)
+{
+    return g->w > 0 && g->w <= (64 << 10) / size && g->h <= (64 << 10) / (g->w * size);
+}
+
+/* Average-pooling backward (_Phases.average_backward): each window's share dy / count (0 where the count is
+ * 0) goes to every input element of the window; an element adds its shares to +0 in window-element order
+ * (row offset i, then column offset j). Row by row of dx: the output rows over it in order of i (the
+ * largest first), for each the column offsets j in order, each a contiguous pass adding a row of shares
+ * into the accumulator of its stride phase (padded column sw*t + j is phase j % sw, place t + j / sw: one
+ * share per place per pass); the phases are then interleaved into the dx row. */
+static int64_t average_places(const geometry *g)
+{
+    int64_t last_column = (g->w - 1 + g->pw) / g->sw, last_window = g->ow - 1 + (g->kw - 1) / g->sw;
+    return (last_column > last_window ? last_column : last_window) + 1;
+}
+
+#define DEFINE_AVERAGE(T, SUFFIX)                                                                         \
+    static void average_plane_##SUFFIX(const geometry *g, const T *counts, const T *dy, T *dx, T *share,  \
+                                       T *acc)                                                            \
+    {                                                                                                     \
+        int64_t places = average_places(g), sh = g->sh, sw = g->sw;                                       \
+        for (int64_t q = 0; q < g->oh; q++) { /* divide, then mask: two loops, so the division vectorizes */ \
+            const T *restrict v = dy + q * g->dy_row, *restrict count = counts + q * g->ow;               \
+            T *restrict out = share + q * g->ow;                                                          \
+            for (int64_t t = 0; t < g->ow; t++)                                                           \
+                out[t] = v[t] / count[t];                                                                 \
+            for (int64_t t = 0; t < g->ow; t++)                                                           \
+                out[t] = count[t] > 0 ? out[t] : (T)0;                                                    \
+        }                                                                                                 \
+        for (int64_t r = 0; r < g->h; r++) {                                                              \
+            int64_t R = r + g->ph, q_hi = R / sh < g->oh - 1 ? R / sh : g->oh - 1;                        \
+            int64_t q_lo = R - g->kh + 1 > 0 ? (R - g->kh + sh) / sh : 0; /* i = R - q*sh < kh */          \
+            for (int64_t k = 0; k < sw * places; k++)                                                     \
+                acc[k] = 0;                                                                               \
+            for (int64_t q = q_hi; q >= q_lo; q--) {                                                      \
+                const T *restrict row = share + q * g->ow;                                                \
+                for (int64_t j = 0; j < g->kw; j++) {                                                     \
+                    T *restrict a = acc + j % sw * places + j / sw;                                       \
+                    for (int64_t t = 0; t < g->ow; t++)                                                   \
+                        a[t] = a[t] + row[t];                                                             \
+                }                                                                                         \
+            }                                                                                             \
+            T *d = dx + r * g->dx_row;                                                                    \
+            if (sw == 2) { /* both phases in one loop: the interleaved stores vectorize */                \
+                const T *even = acc + (g->pw & 1) * places + (g->pw >> 1);                                \
+                const T *odd = acc + !(g->pw & 1) * places + ((g->pw + 1) >> 1);                          \
+                for (int64_t m = 0; m < g->w / 2; m++) {                                                  \
+                    d[2 * m] = even[m];                                                                   \
+                    d[2 * m + 1] = odd[m];                                                                \
+                }                                                                                         \
+                if (g->w & 1)                                                                             \
+                    d[g->w - 1] = even[g->w / 2];                                                         \
+                continue;                                                                                 \
+            }                                                                                             \
+            for (int64_t phase = 0; phase < sw; phase++) {                                                \
+                int64_t c = ((phase - g->pw) % sw + sw) % sw; /* the first column of the phase */          \
+                const T *a = acc + phase * places + (c + g->pw) / sw;                                     \
+                for (; c < g->w; c += sw, a++)                                                            \
+                    d[c] = *a;                                                                            \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
+DEFINE_AVERAGE(float, f32)
+DEFINE_AVERAGE(double, f64)
+
+int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
+                                       const void *dy, void *dx, int64_t images, int64_t planes)
+{
+    int64_t places = average_places(g);
+    if ((size != 4 && size != 8) || g->sh < 1 || g->sw < 1 || places < 1 || places > (INT64_C(1) << 40) / g->sw)
+        return -1;
+    char *scratch = malloc((size_t)(g->oh * g->ow + g->sw * places) * (size_t)size);
+    if (!scratch)
+        return -1;
+    void *acc = scratch + g->oh * g->ow * size;
+    int small = small_planes(g, size);
+    for (int64_t n = 0; n < images; n++)
+        for (int64_t c = 0; c < planes; c++) {
+            int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+            if (c + 1 < planes && small) { /* the next plane's lines arrive while this one computes */
+                prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
+                prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size, 1);
+            }
+            if (size == 4)
+                average_plane_f32(g, counts, (const float *)dy + dyo, (float *)dx + dxo, (float *)scratch, acc);
+            else
+                average_plane_f64(g, counts, (const double *)dy + dyo, (double *)dx + dxo, (double *)scratch, acc);
+        }
+    free(scratch);
+    return 0;
+}
+
 int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
                                    const void *dy, void *dx, int64_t images, int64_t planes)
 {
@@ -196,8 +291,7 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
     if (g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2 && three_by_three_fits(g, size) &&
         !(choices = malloc((size_t)(g->ow * g->oh + 1) * (size_t)size)))
         return -1;
-    /* planes of a few pages: the hardware prefetchers, which stop at page boundaries, barely start on one */
-    int small = g->w > 0 && g->w <= (64 << 10) / size && g->h <= (64 << 10) / (g->w * size);
+    int small = small_planes(g, size);
     for (int64_t n = 0; n < images; n++)
         for (int64_t c = 0; c < planes; c++) {
             int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;

@@ -350,6 +350,21 @@ def _c_max_backward(geometry, y, dy, x, dx):
                                               dx.shape[0], dx.shape[1]) == 0
 
 
+def _c_average_backward(geometry, counts, dy, dx):
+    """The average walk into dx by the C kernel (counts: the divisors of the outputs), for 2-D pooling of
+    float/double tensors, dx not overlapping dy; False when it does not apply."""
+    lib = kernels.lib()
+    if lib is None:
+        return False
+    g = _kernel_geometry(geometry, dx.dtype, dy.dtype, dy.dtype, dx.dtype, dx.strides, dy.strides, dy.strides,
+                         dx.strides)
+    if g is None or np.may_share_memory(dx, dy):
+        return False
+    counts = np.ascontiguousarray(np.broadcast_to(counts, dy.shape[2:]), dx.dtype)
+    return lib.opemu_kernel_average_pool_backward(dx.itemsize, g, kernels.address(counts), kernels.strided_address(dy),
+                                                  kernels.strided_address(dx), dx.shape[0], dx.shape[1]) == 0
+
+
 @functools.lru_cache(maxsize=256)
 def _kernel_geometry(geometry, x_type, y_type, dy_type, dx_type, *strides):
     """The kernel's struct for a 2-D geometry and the byte strides of x, y, dy, dx, or None when the kernel
@@ -455,6 +470,8 @@ def _backward_reached(a, geometry, p, direct, ct):
         return
     counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
                                                    ct)
+    if not a.is_max and direct and _c_average_backward(geometry, counts, p["dy"], p["dx"]):
+        return
     per_image = max(1, math.prod(p["dx"].shape[1:]))
     phases = _Phases(geometry)
     batch = p["dy"].shape[0]
