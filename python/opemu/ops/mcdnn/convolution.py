@@ -151,7 +151,7 @@ def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     scratch = kernel.backward_data_scratch(wmat, g, scratch)
     for lo, hi in kernel.chunks(g, scratch):
         result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch)
-        mcdnn.write(dx[lo:hi], np.array(result), alpha, beta)
+        mcdnn.write_split(dx[lo:hi], result, alpha, beta)
 
 
 def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
@@ -162,7 +162,7 @@ def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
 
 
 def _plain_forward(x, w, y, g, ct, conv, code, scratch):
-    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write(y_chunk, acc, 1.0, 0.0))
+    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, 1.0, 0.0))
 
 
 def _plain_backward_data(w, dy, dx, g, ct, conv, code, scratch):
@@ -220,7 +220,7 @@ class ConvolutionForward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         forward(v["x"], v["w"], v["y"], a.geometry, a.ct, a.convDesc, a.xDesc.dtype_code,
-                _scratch(v, a.geometry, a.ct), lambda y_chunk, acc, lo: mcdnn.write(y_chunk, acc, a.alpha_value, a.beta_value))
+                _scratch(v, a.geometry, a.ct), lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, a.alpha_value, a.beta_value))
 
 
 class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
