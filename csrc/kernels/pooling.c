@@ -8,14 +8,56 @@
  * non-overlapping case, has its own loop that writes every dx element once; 3x3/2, the common
  * overlapping one, finds its choices in vectorized passes before scattering them. Planes of a few pages
  * have their next plane prefetched (the hardware prefetchers stop at page boundaries). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct opemu_pool_geometry geometry;
 
 static int64_t lo_clip(int64_t v) { return v < 0 ? 0 : v; }
 static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v; }
+
+/* dst[0..n) = src[0..n) with stores that bypass the cache where the ISA has them: a dx row computed in
+ * a cached scratch plane then costs its write, not also the read that a cached store fetches first. */
+static void stream_f32(float *dst, const float *src, int64_t n)
+{
+    int64_t i = 0;
+#if defined(__SSE2__)
+    for (; i < n && ((uintptr_t)(dst + i) & 15); i++)
+        dst[i] = src[i];
+    for (; i + 4 <= n; i += 4)
+        _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+#endif
+    for (; i < n; i++)
+        dst[i] = src[i];
+}
+
+static void stream_f64(double *dst, const double *src, int64_t n)
+{
+    int64_t i = 0;
+#if defined(__SSE2__)
+    if (!((uintptr_t)dst & 7)) {
+        for (; i < n && ((uintptr_t)(dst + i) & 15); i++)
+            dst[i] = src[i];
+        for (; i + 2 <= n; i += 2)
+            _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+    }
+#endif
+    for (; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* the streamed stores are ordered before the kernel returns */
+static void stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 /* 3x3 windows, stride 2, any padding: the choices of the plane's windows, then their scatter.
  * Window (q, t) covers rows 2q - ph .. 2q - ph + 2 and columns 2t - pw .. 2t - pw + 2; its element
@@ -33,17 +75,18 @@ static int three_by_three_fits(const struct opemu_pool_geometry *g, int size)
 
 #define DEFINE_POOL_3X3(T, I, SUFFIX)                                                                     \
     /* the choice of window (q, t), which overlaps the padding */                                         \
-    static I edge_choice_##SUFFIX(const geometry *g, const T *x, T m, int64_t q, int64_t t)               \
+    static I edge_choice_##SUFFIX(const geometry *g, const T *x, T m, int64_t q, int64_t t, int64_t pitch) \
     {                                                                                                     \
         for (int i = 0; i < 3; i++)                                                                       \
             for (int j = 0; j < 3; j++) {                                                                 \
                 int64_t r = 2 * q - g->ph + i, c = 2 * t - g->pw + j;                                     \
                 if (r >= 0 && r < g->h && c >= 0 && c < g->w && x[r * g->x_row + c] == m)                 \
-                    return (I)(i * g->dx_row + j);                                                        \
+                    return (I)(i * pitch + j);                                                            \
             }                                                                                             \
         return NONE;                                                                                      \
     }                                                                                                     \
-    static void choose_row_##SUFFIX(const geometry *g, const T *x, const T *yr, int64_t q, I *restrict choice) \
+    static void choose_row_##SUFFIX(const geometry *g, const T *x, const T *yr, int64_t q, int64_t pitch,  \
+                                    I *restrict choice)                                                   \
     {                                                                                                     \
         int64_t r0 = 2 * q - g->ph, lo = g->ow, hi = g->ow;                                               \
         if (r0 >= 0 && r0 + 2 < g->h && g->w + g->pw >= 3) { /* windows t in [lo, hi) lie inside x */    \
@@ -51,11 +94,11 @@ static int three_by_three_fits(const struct opemu_pool_geometry *g, int size)
             hi = hi < g->ow ? hi : g->ow, lo = lo < hi ? lo : hi;                                         \
         }                                                                                                 \
         for (int64_t t = 0; t < lo; t++)                                                                  \
-            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t, pitch);                                   \
         /* rows r0..r0+2 from the window corner's column (indices: the corner may lie left of x) */       \
         const T *a = x + r0 * g->x_row, *b = a + g->x_row, *c = b + g->x_row;                             \
         const int64_t left = -g->pw;                                                                      \
-        const I row = (I)g->dx_row, row2 = 2 * row;                                                       \
+        const I row = (I)pitch, row2 = 2 * row;                                                           \
         for (int64_t t = lo; t < hi; t++) {                                                               \
             T m = yr[t];                                                                                  \
             I k = NONE;                                                                                   \
@@ -71,25 +114,31 @@ static int three_by_three_fits(const struct opemu_pool_geometry *g, int size)
             choice[t] = k;                                                                                \
         }                                                                                                 \
         for (int64_t t = hi; t < g->ow; t++)                                                              \
-            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t, pitch);                                   \
     }                                                                                                     \
+    /* `plane`: a dense h x w scratch to scatter into, then streamed to dx (small planes), or NULL */       \
     static void three_by_three_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx,    \
-                                        I *choice)                                                        \
+                                        I *choice, T *plane)                                              \
     {                                                                                                     \
+        T *target = plane ? plane : dx;                                                                   \
+        int64_t pitch = plane ? g->w : g->dx_row;                                                         \
         for (int64_t r = 0; r < g->h; r++)                                                                \
-            memset(dx + r * g->dx_row, 0, (size_t)g->w * sizeof(T));                                      \
+            memset(target + r * pitch, 0, (size_t)g->w * sizeof(T));                                      \
         for (int64_t q = 0; q < g->oh; q++)                                                               \
-            choose_row_##SUFFIX(g, x, y + q * g->y_row, q, choice + q * g->ow);                           \
+            choose_row_##SUFFIX(g, x, y + q * g->y_row, q, pitch, choice + q * g->ow);                    \
         for (int64_t q = g->oh - 1; q >= 0; q--) {                                                        \
             const T *dyr = dy + q * g->dy_row;                                                            \
             const I *cr = choice + q * g->ow;                                                             \
-            int64_t corner = (2 * q - g->ph) * g->dx_row - g->pw;                                         \
+            int64_t corner = (2 * q - g->ph) * pitch - g->pw;                                             \
             for (int64_t t = g->ow - 1; t >= 0; t--)                                                      \
                 if (cr[t] != NONE) {                                                                      \
-                    T *d = dx + (corner + 2 * t + cr[t]);                                                 \
+                    T *d = target + (corner + 2 * t + cr[t]);                                             \
                     *d = *d + dyr[t];                                                                     \
                 }                                                                                         \
         }                                                                                                 \
+        if (plane)                                                                                        \
+            for (int64_t r = 0; r < g->h; r++)                                                            \
+                stream_##SUFFIX(dx + r * g->dx_row, plane + r * g->w, g->w);                              \
     }
 
 DEFINE_POOL_3X3(float, int32_t, f32)
@@ -160,14 +209,15 @@ DEFINE_POOL_3X3(double, int64_t, f64)
         for (int64_t r = 2 * g->oh; r < g->h; r++)                                                        \
             memset(dx + r * g->dx_row, 0, (size_t)g->w * sizeof(T));                                      \
     }                                                                                                     \
-    /* `choices`: the 3x3/2 walk's scratch, NULL for another window */                                    \
-    static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx, void *choices) \
+    /* `choices`, `plane`: the 3x3/2 walk's scratch (NULL for another window) */                          \
+    static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx, void *choices, \
+                               void *plane)                                                               \
     {                                                                                                     \
         if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 && g->pw == 0 &&            \
             2 * g->oh <= g->h && 2 * g->ow <= g->w)                                                       \
             two_by_two_##SUFFIX(g, x, y, dy, dx);                                                         \
         else if (choices)                                                                                 \
-            three_by_three_##SUFFIX(g, x, y, dy, dx, choices);                                            \
+            three_by_three_##SUFFIX(g, x, y, dy, dx, choices, plane);                                     \
         else                                                                                              \
             scatter_##SUFFIX(g, x, y, dy, dx, g->kh, g->kw, g->sh, g->sw);                                \
     }
@@ -287,11 +337,16 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
 {
     if (size != 4 && size != 8)
         return -1;
-    void *choices = NULL; /* the 3x3/2 walk's choices of a plane's windows, once for all planes */
-    if (g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2 && three_by_three_fits(g, size) &&
-        !(choices = malloc((size_t)(g->ow * g->oh + 1) * (size_t)size)))
-        return -1;
-    int small = small_planes(g, size);
+    int small = small_planes(g, size), walk = g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2 &&
+                                              three_by_three_fits(g, size);
+    /* the 3x3/2 walk's scratch, once for all planes: a plane's choices, then (small planes) its dx */
+    char *choices = NULL, *plane = NULL;
+    if (walk) {
+        size_t count = (size_t)(g->ow * g->oh + 1), cells = small ? (size_t)(g->h * g->w) : 0;
+        if (!(choices = malloc((count + cells) * (size_t)size)))
+            return -1;
+        plane = small ? choices + count * size : NULL;
+    }
     for (int64_t n = 0; n < images; n++)
         for (int64_t c = 0; c < planes; c++) {
             int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
@@ -300,15 +355,18 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
                 prefetch_rows((const char *)x + (xo + g->x_plane) * size, g->h, g->w * size, g->x_row * size, 0);
                 prefetch_rows((const char *)y + (yo + g->y_plane) * size, g->oh, g->ow * size, g->y_row * size, 0);
                 prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
-                prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size, 1);
+                if (!plane) /* (a streamed dx is not read) */
+                    prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size,
+                                  1);
             }
             if (size == 4)
                 plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo,
-                          choices);
+                          choices, plane);
             else
                 plane_f64(g, (const double *)x + xo, (const double *)y + yo, (const double *)dy + dyo,
-                          (double *)dx + dxo, choices);
+                          (double *)dx + dxo, choices, plane);
         }
+    stream_fence();
     free(choices);
     return 0;
 }
