@@ -96,9 +96,9 @@ int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometr
  * lands on it, pixel by pixel and corner by corner within a pixel. dgrid (pixels, 2): with the
  * neighbours' differences a = v01 - v00, d = v10 - v00, e = (v11 - v10) - a summed against dy over the
  * channels from +0, ((sum a) + wy1 * (sum e)) * scale_x and ((sum d) + wx1 * (sum e)) * scale_y.
- * dx must not overlap the inputs. Returns 0, or -1 for a size it does not handle. */
+ * `sums` holds 3 * pixels. dx must not overlap the inputs. Returns 0, or -1 for a size it does not handle. */
 int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, int64_t inputs, const int64_t *index,
                                   const void *weight, const void *wx1, const void *wy1, const void *x, const void *dy,
-                                  void *dx, void *dgrid, double scale_x, double scale_y);
+                                  void *dx, void *dgrid, double scale_x, double scale_y, void *sums);
 
 #endif

@@ -218,10 +218,12 @@ def sampler_backward(taps, x, dy, dx, scale_x, scale_y):
         weight[k] = taps.weight(corner)
     wx1, wy1 = np.ascontiguousarray(taps.wx1), np.ascontiguousarray(taps.wy1)
     dgrid = np.empty((pixels, 2), ct)
+    sums = buffer("sampler sums", (3, pixels), ct)
     address = kernels.address
     status = lib.opemu_kernel_sampler_backward(ct.itemsize, dy.shape[0], pixels, taps.pad, kernels.int64_pointer(index),
                                                address(weight), address(wx1), address(wy1), address(x), address(dy),
-                                               address(dx), address(dgrid), float(scale_x), float(scale_y))
+                                               address(dx), address(dgrid), float(scale_x), float(scale_y),
+                                               address(sums))
     assert status == 0, "the sampler kernel refused sizes it was built for"
     return dgrid
 
