@@ -62,6 +62,13 @@ def test_max_pool_3x3_stride_2_backward_with_fewer_outputs_than_advised(out):
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), out, rng))
 
 
+def test_max_pool_3x3_stride_2_backward_on_planes_past_64_kib():
+    """Large planes are scattered into dx itself (small ones into a scratch plane streamed to dx)."""
+    rng = np.random.default_rng(11)
+    x = tied_input((1, 2, 131, 129), np.dtype(np.float32), rng)
+    assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), (66, 65), rng))
+
+
 def test_max_pool_3x3_stride_2_backward_on_strided_views():
     rng = np.random.default_rng(5)
     storage = tied_input((3, 5, 20, 24), np.dtype(np.float64), rng)

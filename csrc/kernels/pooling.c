@@ -23,33 +23,28 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
 
 /* dst[0..n) = src[0..n) with stores that bypass the cache where the ISA has them: a dx row computed in
  * a cached scratch plane then costs its write, not also the read that a cached store fetches first. */
-static void stream_f32(float *dst, const float *src, int64_t n)
-{
-    int64_t i = 0;
 #if defined(__SSE2__)
-    for (; i < n && ((uintptr_t)(dst + i) & 15); i++)
-        dst[i] = src[i];
-    for (; i + 4 <= n; i += 4)
-        _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
-#endif
-    for (; i < n; i++)
-        dst[i] = src[i];
-}
-
-static void stream_f64(double *dst, const double *src, int64_t n)
-{
-    int64_t i = 0;
-#if defined(__SSE2__)
-    if (!((uintptr_t)dst & 7)) {
-        for (; i < n && ((uintptr_t)(dst + i) & 15); i++)
-            dst[i] = src[i];
-        for (; i + 2 <= n; i += 2)
-            _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+#define STREAM_BODY(LANES, LOAD, STORE)                                                                   \
+    if (!((uintptr_t)dst & (sizeof *dst - 1))) {                                                          \
+        for (; i < n && ((uintptr_t)(dst + i) & 15); i++)                                                 \
+            dst[i] = src[i];                                                                              \
+        for (; i + LANES <= n; i += LANES)                                                                \
+            STORE(dst + i, LOAD(src + i));                                                                \
     }
+#else
+#define STREAM_BODY(LANES, LOAD, STORE)
 #endif
-    for (; i < n; i++)
-        dst[i] = src[i];
-}
+#define DEFINE_STREAM(T, SUFFIX, LANES, LOAD, STORE)                                                      \
+    static void stream_##SUFFIX(T *dst, const T *src, int64_t n)                                          \
+    {                                                                                                     \
+        int64_t i = 0;                                                                                    \
+        STREAM_BODY(LANES, LOAD, STORE)                                                                   \
+        for (; i < n; i++)                                                                                \
+            dst[i] = src[i];                                                                              \
+    }
+
+DEFINE_STREAM(float, f32, 4, _mm_loadu_ps, _mm_stream_ps)
+DEFINE_STREAM(double, f64, 2, _mm_loadu_pd, _mm_stream_pd)
 
 /* the streamed stores are ordered before the kernel returns */
 static void stream_fence(void)
