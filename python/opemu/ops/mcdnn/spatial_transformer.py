@@ -204,11 +204,18 @@ def backward_reference(taps, x, dy, scale_x, scale_y):
 def sampler_backward(taps, x, dy, dx, scale_x, scale_y):
     """backward_reference's dx written into dx (C, h_in·w_in, the compute type) and its dgrid returned: by the C
     kernel when the arrays are dense float/double and dx overlaps neither input, else by the reference."""
-    lib = kernels.lib()
-    if (lib is None or not kernels.dense(x, dy, dx) or np.may_share_memory(dx, x) or np.may_share_memory(dx, dy)):
+    dgrid = _c_sampler_backward(taps, x, dy, dx, scale_x, scale_y)
+    if dgrid is None:
         result, dgrid = backward_reference(taps, x, dy, scale_x, scale_y)
         dx[...] = result
-        return dgrid
+    return dgrid
+
+
+def _c_sampler_backward(taps, x, dy, dx, scale_x, scale_y):
+    """The C kernel's dx (into dx) and dgrid, or None when it does not apply."""
+    lib = kernels.lib()
+    if lib is None or not kernels.dense(x, dy, dx) or np.may_share_memory(dx, x) or np.may_share_memory(dx, dy):
+        return None
     ct = dy.dtype
     pixels = dy.shape[1]
     index = buffer("tap index", (len(taps.CORNERS), pixels), np.int64)
@@ -224,8 +231,7 @@ def sampler_backward(taps, x, dy, dx, scale_x, scale_y):
                                                address(weight), address(wx1), address(wy1), address(x), address(dy),
                                                address(dx), address(dgrid), float(scale_x), float(scale_y),
                                                address(sums))
-    assert status == 0, "the sampler kernel refused sizes it was built for"
-    return dgrid
+    return dgrid if status == 0 else None
 
 
 def _channel_major(image, ct):
