@@ -54,6 +54,15 @@ def test_max_pool_3x3_stride_2_backward_is_bit_identical(h, w, padding, dtype):
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), padding, out, rng))
 
 
+@pytest.mark.parametrize("h, w", [(1, 1), (1, 6), (2, 2), (5, 2)])
+def test_max_pool_3x3_stride_2_backward_on_inputs_smaller_than_a_window(h, w):
+    """Every window overlaps the padding: the scalar walk answers for all of them."""
+    rng = np.random.default_rng(h * 10 + w)
+    x = tied_input((2, 2, h, w), np.dtype(np.float64), rng)
+    out = (advised(h, 3, 2, 1), advised(w, 3, 2, 1))
+    assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), out, rng))
+
+
 @pytest.mark.parametrize("out", [(2, 3), (1, 1), (3, 2)])
 def test_max_pool_3x3_stride_2_backward_with_fewer_outputs_than_advised(out):
     """Rows and columns that no window reaches get +0; the kernel writes them too."""
