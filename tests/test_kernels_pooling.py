@@ -217,3 +217,12 @@ def test_average_pool_backward_over_its_own_dy_takes_the_reference():
     (geometry,) = pooling._geometries(pool, (1, 1, 4, 4), (1, 1, 4, 4))
     shared = np.ones((1, 1, 4, 4), np.float32)
     assert not pooling._c_average_backward(geometry, geometry.counts(True, np.dtype(np.float32)), shared, shared)
+
+
+def test_one_image_is_split_by_planes_with_the_same_bits():
+    """A batch of one (nothing for the batch split to share) runs its planes on the pool's threads."""
+    rng = np.random.default_rng(12)
+    x = tied_input((1, 8, 150, 130), np.dtype(np.float32), rng)
+    assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), (75, 65), rng))
+    dy = special(8 * 75 * 65, np.dtype(np.float32), rng).reshape(1, 8, 75, 65)
+    assert_same_bits(*average_both_ways(dy, x.shape, (3, 3), (2, 2), (1, 1), True))

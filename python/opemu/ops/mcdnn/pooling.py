@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from opemu.core import kernels, mcdnn, scratch
+from opemu.core import kernels, mcdnn, parallel, scratch
 from opemu.core.mcdnn import POOLING as MODE
 
 _MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
@@ -334,6 +334,7 @@ class _Phases:
 
 _BITS = {4: np.int32, 8: np.int64}
 _CHUNK = 1 << 18  # input elements per step of the phase walk
+_PLANES_MIN = 1 << 17  # dx elements worth splitting over threads (mcdnn.by_batch's threshold)
 
 
 def _c_max_backward(geometry, y, dy, x, dx):
@@ -346,8 +347,11 @@ def _c_max_backward(geometry, y, dy, x, dx):
     if g is None or np.may_share_memory(dx, x) or np.may_share_memory(dx, y) or np.may_share_memory(dx, dy):
         return False
     address = kernels.strided_address
-    return lib.opemu_kernel_max_pool_backward(dx.itemsize, g, address(x), address(y), address(dy), address(dx),
-                                              dx.shape[0], dx.shape[1]) == 0
+
+    def run(x, y, dy, dx):
+        return lib.opemu_kernel_max_pool_backward(dx.itemsize, g, address(x), address(y), address(dy), address(dx),
+                                                  dx.shape[0], dx.shape[1])
+    return _over_planes(run, x, y, dy, dx)
 
 
 def _c_average_backward(geometry, counts, dy, dx):
@@ -361,8 +365,24 @@ def _c_average_backward(geometry, counts, dy, dx):
     if g is None or np.may_share_memory(dx, dy):
         return False
     counts = np.ascontiguousarray(np.broadcast_to(counts, dy.shape[2:]), dx.dtype)
-    return lib.opemu_kernel_average_pool_backward(dx.itemsize, g, kernels.address(counts), kernels.strided_address(dy),
-                                                  kernels.strided_address(dx), dx.shape[0], dx.shape[1]) == 0
+
+    def run(dy, dx):
+        return lib.opemu_kernel_average_pool_backward(dx.itemsize, g, kernels.address(counts),
+                                                      kernels.strided_address(dy), kernels.strided_address(dx),
+                                                      dx.shape[0], dx.shape[1])
+    return _over_planes(run, dy, dx)
+
+
+def _over_planes(run, *arrays):
+    """run(*arrays) == 0, the kernel call on (batch, planes, ...) arrays, the last one its output. A batch
+    shorter than the pool (mcdnn.by_batch's split then has nothing to share) is split by planes instead:
+    planes are independent, so the bits are the same. True when every part succeeded."""
+    out = arrays[-1]
+    if out.shape[0] >= parallel.WORKERS or out.shape[1] < 2 or out.size < _PLANES_MIN:
+        return run(*arrays) == 0
+    statuses = []
+    parallel.split(out.shape[1], lambda lo, hi: statuses.append(run(*(a[:, lo:hi] for a in arrays))))
+    return all(status == 0 for status in statuses)
 
 
 @functools.lru_cache(maxsize=256)
