@@ -78,7 +78,7 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
-/* ---- pooling and spatial transformer kernels (csrc/kernels/sampler.c) ---- */
+/* ---- pooling and spatial transformer (pool-kernels): csrc/kernels/pooling.c, sampler.c ---- */
 
 /* Average-pooling backward over `images` by `planes` 2-D planes (python/opemu/ops/mcdnn/pooling.py
  * _Phases.average_backward): the geometry's dy and dx fields (the x and y ones unused), `counts` the
