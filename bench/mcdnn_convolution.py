@@ -44,6 +44,27 @@ def workspace(query, *args):
     return p, ctypes.c_size_t(size.value)
 
 
+def filter_gemms(x, dy, w_shape):
+    """The backward filter's GEMMs as opemu's grid runs them (one per window element, dy on the padded grid
+    times the grid read at the element's offset, over every image), nothing else: the floor NumPy's BLAS
+    sets for that routine."""
+    r = w_shape[2]
+    pad = r // 2
+    plane_w = W + 2 * pad
+    plane = (H + 2 * pad) * plane_w
+    reach = (r - 1) * (plane_w + 1)
+    grid = np.zeros((C, N * plane + reach), np.float32)
+    grid[:, :N * plane].reshape(C, N, H + 2 * pad, plane_w)[:, :, pad:pad + H, pad:pad + W] = x.transpose(1, 0, 2, 3)
+    dy_grid = np.zeros((C, N * plane), np.float32)
+    dy_grid.reshape(C, N, H + 2 * pad, plane_w)[:, :, :H, :W] = dy.transpose(1, 0, 2, 3)
+    offsets = [i * plane_w + j for i in range(r) for j in range(r)]
+
+    def gemms():
+        for offset in offsets:
+            np.matmul(dy_grid, grid[:, offset:offset + N * plane].T)
+    return gemms
+
+
 def main():
     rng = np.random.default_rng(0)
     h = ctypes.c_void_p()
@@ -88,3 +109,7 @@ def main():
             mine, peer = best_of(ours, theirs, rounds=2, calls=3)
             row("conv %s %s" % (name, direction), mine, "ms", reference=peer, reference_name="torch",
                 ratio=TARGET if name == "3x3" else None)
+            if name == "3x3" and direction == "backward filter":
+                floor, peer = best_of(filter_gemms(x, dy, w.shape), theirs, rounds=2, calls=3)
+                row("  its GEMMs alone (NumPy's BLAS, the grid's shape)", floor, "ms", reference=peer,
+                    reference_name="torch")
