@@ -1,7 +1,7 @@
 """The pooling and sampler C kernels (csrc/kernels/pooling.c, sampler.c) against their NumPy references,
 compared as bytes: max-pooling backward's 3x3/2 walk (every padding, odd sizes, ties, special values,
 strided views, windows left out), average-pooling backward, and the spatial transformer's sampler
-backward. The torch oracle tests of the ops (tests/test_mcdnn_*.py) pass with either choice."""
+forward and backward. The torch oracle tests of the ops (tests/test_mcdnn_*.py) pass with either choice."""
 import numpy as np
 import pytest
 
@@ -141,6 +141,21 @@ def test_sampler_backward_is_bit_identical(h, w, h_in, w_in, c, spread, dtype, m
     ours, reference = sampler_both_ways(h, w, h_in, w_in, c, spread, dtype, h * w + c, monkeypatch)
     for got, expected in zip(ours, reference):
         assert_same_bits(got, expected)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("h, w, h_in, w_in, c, spread", [(5, 7, 6, 4, 3, 1.2), (9, 11, 3, 2, 5, 1.0),
+                                                         (1, 1, 1, 1, 1, 1.0), (8, 8, 8, 8, 7, 3.0)])
+def test_sampler_forward_is_bit_identical(h, w, h_in, w_in, c, spread, dtype, monkeypatch):
+    rng = np.random.default_rng(h * w + c)
+    ct = np.dtype(dtype)
+    taps = st._Taps(sampler_grid(h, w, spread, ct, rng), h_in, w_in, ct)
+    image = special(c * h_in * w_in, ct, rng).reshape(c, h_in, w_in)
+    reference = np.ascontiguousarray(st.forward_reference(taps, image, ct).T)
+    monkeypatch.setattr(st, "forward_reference", None)  # the kernel must answer
+    y = np.full((c, h * w), 5, ct)
+    st.sampler_forward(taps, image, y, ct)
+    assert_same_bits(y, reference)
 
 
 def test_sampler_backward_into_a_view_of_its_input_takes_the_reference():

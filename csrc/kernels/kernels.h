@@ -100,6 +100,13 @@ int opemu_kernel_segment_sums(const float *rows, int64_t row_stride, int64_t dim
 int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
                                        const void *dy, void *dx, int64_t images, int64_t planes);
 
+/* Spatial transformer sampler forward of one image (spatial_transformer.py forward_reference): y (channels,
+ * pixels) = v00*w00 + v01*w01 + v10*w10 + v11*w11, added left to right, each product rounded, v the tap's
+ * x (0 outside), from the tables as the backward's. y must not overlap x. Returns 0, or -1 for a size it
+ * does not handle. */
+int opemu_kernel_sampler_forward(int size, int64_t channels, int64_t pixels, int64_t inputs, const int64_t *index,
+                                 const void *weight, const void *x, void *y);
+
 /* Spatial transformer sampler backward of one image (python/opemu/ops/mcdnn/spatial_transformer.py
  * backward_reference): x (channels, inputs) and dy (channels, pixels) dense, channel-major; for each output
  * pixel p and corner k (of 4, corner-major tables of `pixels` entries) the input index index[k][p]

@@ -1,6 +1,8 @@
-/* Spatial transformer sampler backward (python/opemu/ops/mcdnn/spatial_transformer.py backward_reference):
- * one pass over the image's channels does the bilinear scatter into dx and the channel sums of dgrid, which
- * the reference makes with a sort of the taps, gathers and a pass per channel.
+/* Spatial transformer sampler (python/opemu/ops/mcdnn/spatial_transformer.py forward_reference,
+ * backward_reference). Forward: each sample's four products added in corner order, one pass per channel
+ * (the reference gathers pixel-major copies). Backward: one pass over the image's channels does the
+ * bilinear scatter into dx and the channel sums of dgrid, which the reference makes with a sort of the
+ * taps, gathers and a pass per channel.
  *
  * Channel by channel, pixel by pixel, corner by corner: each dx element thus receives its taps in pixel
  * order, then corner order (the reference's stable order of the taps), each product rounded, then each
@@ -50,6 +52,27 @@
         }                                                                                                 \
     }
 
+#define DEFINE_SAMPLER_FORWARD(T, SUFFIX)                                                                 \
+    static void sampler_forward_##SUFFIX(int64_t channels, int64_t pixels, int64_t inputs,                \
+                                         const int64_t *index, const T *weight, const T *x, T *y)         \
+    {                                                                                                     \
+        for (int64_t c = 0; c < channels; c++) {                                                          \
+            const T *xc = x + c * inputs;                                                                 \
+            T *yc = y + c * pixels;                                                                       \
+            for (int64_t p = 0; p < pixels; p++) {                                                        \
+                T sum = 0;                                                                                \
+                for (int k = 0; k < CORNERS; k++) {                                                       \
+                    int64_t at = index[k * pixels + p];                                                   \
+                    T v = at != inputs ? xc[at] : (T)0, product = v * weight[k * pixels + p];             \
+                    sum = k ? sum + product : product;                                                    \
+                }                                                                                         \
+                yc[p] = sum;                                                                              \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
+DEFINE_SAMPLER_FORWARD(float, f32)
+DEFINE_SAMPLER_FORWARD(double, f64)
 DEFINE_SAMPLER(float, f32)
 DEFINE_SAMPLER(double, f64)
 
@@ -67,6 +90,20 @@ int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, in
         sampler_backward_f64(channels, pixels, inputs, index, (const double *)weight, (const double *)wx1,
                              (const double *)wy1, (const double *)x, (const double *)dy, (double *)dx,
                              (double *)dgrid, scale_x, scale_y, (double *)sums);
+    else
+        return -1;
+    return 0;
+}
+
+int opemu_kernel_sampler_forward(int size, int64_t channels, int64_t pixels, int64_t inputs, const int64_t *index,
+                                 const void *weight, const void *x, void *y)
+{
+    if (channels < 0 || pixels < 0 || inputs < 0)
+        return -1;
+    if (size == 4)
+        sampler_forward_f32(channels, pixels, inputs, index, (const float *)weight, (const float *)x, (float *)y);
+    else if (size == 8)
+        sampler_forward_f64(channels, pixels, inputs, index, (const double *)weight, (const double *)x, (double *)y);
     else
         return -1;
     return 0;

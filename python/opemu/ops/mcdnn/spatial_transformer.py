@@ -218,11 +218,7 @@ def _c_sampler_backward(taps, x, dy, dx, scale_x, scale_y):
         return None
     ct = dy.dtype
     pixels = dy.shape[1]
-    index = buffer("tap index", (len(taps.CORNERS), pixels), np.int64)
-    weight = buffer("tap weight", (len(taps.CORNERS), pixels), ct)
-    for k, corner in enumerate(taps.CORNERS):
-        index[k] = taps.index[corner]
-        weight[k] = taps.weight(corner)
+    index, weight = _tap_tables(taps, ct)
     wx1, wy1 = np.ascontiguousarray(taps.wx1), np.ascontiguousarray(taps.wy1)
     dgrid = np.empty((pixels, 2), ct)
     sums = buffer("sampler sums", (3, pixels), ct)
@@ -232,6 +228,45 @@ def _c_sampler_backward(taps, x, dy, dx, scale_x, scale_y):
                                                address(dx), address(dgrid), float(scale_x), float(scale_y),
                                                address(sums))
     return dgrid if status == 0 else None
+
+
+def _tap_tables(taps, ct):
+    """The kernels' corner-major (4, h·w) tables of tap indices (int64) and weights (ct), in scratch."""
+    pixels = taps.wx1.size
+    index = buffer("tap index", (len(taps.CORNERS), pixels), np.int64)
+    weight = buffer("tap weight", (len(taps.CORNERS), pixels), ct)
+    for k, corner in enumerate(taps.CORNERS):
+        index[k] = taps.index[corner]
+        weight[k] = taps.weight(corner)
+    return index, weight
+
+
+def forward_reference(taps, image, ct):
+    """The bilinear samples of one image (C, h_in, w_in), pixel-major (h·w, C): the four neighbours (0
+    outside) times their weights, added in corner order."""
+    rows = taps.gather(_pixel_major(image, ct, "x", pad_row=True))
+    result = rows[0]
+    result *= taps.weight(taps.CORNERS[0])[:, None]
+    for corner, part in zip(taps.CORNERS[1:], rows[1:]):
+        part *= taps.weight(corner)[:, None]
+        result += part
+    return result
+
+
+def sampler_forward(taps, image, y, ct):
+    """forward_reference's samples written into y (C, h·w, the compute type): by the C kernel when the image
+    (C, h_in, w_in) is dense float/double and y does not overlap it, else by the reference."""
+    lib = kernels.lib()
+    x = _channel_major(image, ct) if lib is not None else None
+    if lib is None or not kernels.dense(x, y) or np.may_share_memory(y, x):
+        y[...] = forward_reference(taps, image, ct).T
+        return
+    index, weight = _tap_tables(taps, ct)
+    status = lib.opemu_kernel_sampler_forward(ct.itemsize, y.shape[0], y.shape[1], taps.pad,
+                                              kernels.int64_pointer(index), kernels.address(weight),
+                                              kernels.address(x), kernels.address(y))
+    if status != 0:
+        y[...] = forward_reference(taps, image, ct).T
 
 
 def _channel_major(image, ct):
@@ -271,16 +306,16 @@ class SpatialTfSamplerForward(mcdnn.McdnnOp):
         n, c, h, w = a.stDesc.dims
         h_in, w_in = x.shape[2:]
 
+        direct = a.alpha_value == 1 and a.beta_value == 0 and y.dtype == ct
+
         def run(lo, hi):
             for i in range(lo, hi):
                 taps = _Taps(grid[i], h_in, w_in, ct)
-                rows = taps.gather(_pixel_major(x[i], ct, "x", pad_row=True))
-                result = rows[0]
-                result *= taps.weight(taps.CORNERS[0])[:, None]
-                for corner, part in zip(taps.CORNERS[1:], rows[1:]):
-                    part *= taps.weight(corner)[:, None]
-                    result += part
-                mcdnn.write(y[i], np.moveaxis(result.reshape(h, w, c), -1, 0), a.alpha_value, a.beta_value)
+                straight = direct and y[i].flags.c_contiguous  # y[i] itself receives the samples
+                into = y[i].reshape(c, -1) if straight else buffer("y", (c, h * w), ct)
+                sampler_forward(taps, x[i], into, ct)
+                if not straight:
+                    mcdnn.write(y[i], into.reshape(c, h, w), a.alpha_value, a.beta_value)
         _parallel(n, c * h * w * n, run)
 
 
