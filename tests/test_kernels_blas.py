@@ -89,7 +89,8 @@ def test_grid_convolution_is_bit_identical_to_its_reference(case, dtype, monkeyp
                             for lo, hi in conv_kernel.chunks(g, scratch)])
         dx = np.concatenate([np.array(conv_kernel.backward_data_chunk(dy[lo:hi], wmat, g, scratch))
                              for lo, hi in conv_kernel.chunks(g, scratch)])
-        dw = conv_kernel.backward_filter(lambda lo, hi: (x[lo:hi], dy[lo:hi]), g, conv_kernel.Scratch(g, ct), ct)
+        dw = conv_kernel.backward_filter(lambda lo, hi: (x[lo:hi], dy[lo:hi]), g,
+                                         conv_kernel.Scratch(g, ct, filter_gradient=True), ct)
         return y.tobytes(), dx.tobytes(), dw.tobytes()
 
     fast, reference = _both(compute, monkeypatch)

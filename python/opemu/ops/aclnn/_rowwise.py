@@ -12,6 +12,7 @@ from opemu.core import kernels, parallel
 
 BLOCK_BYTES = 256 << 10   # one block's fp32 working set: well inside a core's L2
 PARALLEL_MIN = 1 << 16    # elements below which threads cost more than they save
+KERNEL_MIN = 1 << 10      # elements below which NumPy's call costs less than reaching a C kernel
 
 
 def as_rows(view, trailing):
@@ -63,7 +64,7 @@ def scratch(rows, cols, slot=0):
 def row_sums(block):
     """np.add.reduce(block, axis=1) of an fp32 block: the C kernel (NumPy's pairwise sums, its bits) when
     there is one and the rows are dense."""
-    lib = kernels.lib()
+    lib = kernels.lib() if block.size >= KERNEL_MIN else None
     if lib is None or block.strides[1] != 4 or block.strides[0] % 4:
         return np.add.reduce(block, axis=1, dtype=np.float32)
     sums = np.empty(block.shape[0], np.float32)
