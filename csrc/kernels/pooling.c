@@ -346,13 +346,10 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
         for (int64_t c = 0; c < planes; c++) {
             int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
             int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
-            if (c + 1 < planes && small) { /* the next plane's lines arrive while this one computes */
+            if (c + 1 < planes && plane) { /* the next plane's lines arrive while this one computes */
                 prefetch_rows((const char *)x + (xo + g->x_plane) * size, g->h, g->w * size, g->x_row * size, 0);
                 prefetch_rows((const char *)y + (yo + g->y_plane) * size, g->oh, g->ow * size, g->y_row * size, 0);
                 prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
-                if (!plane) /* (a streamed dx is not read) */
-                    prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size,
-                                  1);
             }
             if (size == 4)
                 plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo,
