@@ -56,78 +56,71 @@ static void stream_fence(void)
 
 /* 3x3 windows, stride 2, any padding: the choices of the plane's windows, then their scatter.
  * Window (q, t) covers rows 2q - ph .. 2q - ph + 2 and columns 2t - pw .. 2t - pw + 2; its element
- * e = 3i + j. A choice is the chosen element's offset from the window's corner in dx (i * dx_row + j), as
- * an integer of the data's width (the selects then vectorize), or NONE. For windows wholly inside x it
- * comes from a branch-free pass over the row (the last match, walking the window backwards, is the first
- * match) vectorized across windows; windows that overlap the padding take a scalar walk. The scatter
- * runs the outputs in reverse row-major order, as scatter() does. */
-#define NONE (-1)
-/* dx offsets of a window's elements fit the choices' integers (checked before the walk) */
-static int three_by_three_fits(const struct opemu_pool_geometry *g, int size)
-{
-    return g->dx_row >= 0 && g->dx_row < (size == 4 ? INT32_MAX / 4 : INT64_MAX / 4);
-}
-
+ * e = 3i + j. A window's equalities with y are first gathered as bits (bit e: element e equals y), in an
+ * integer of the data's width so the float compares and the integer ors share vector lanes: for windows
+ * wholly inside x a branch-free pass over the output row, vectorized across its windows; windows over the
+ * padding take a scalar walk that keeps the first match only. The lowest bit is the choice (the first
+ * match in row-major order). The scatter runs the outputs in reverse row-major order, as scatter() does. */
 #define DEFINE_POOL_3X3(T, I, SUFFIX)                                                                     \
-    /* the choice of window (q, t), which overlaps the padding */                                         \
-    static I edge_choice_##SUFFIX(const geometry *g, const T *x, T m, int64_t q, int64_t t, int64_t pitch) \
+    /* the bit of the first element of window (q, t) equal to m, or 0: the window overlaps the padding */ \
+    static I edge_choice_##SUFFIX(const geometry *g, const T *x, T m, int64_t q, int64_t t)               \
     {                                                                                                     \
         for (int i = 0; i < 3; i++)                                                                       \
             for (int j = 0; j < 3; j++) {                                                                 \
                 int64_t r = 2 * q - g->ph + i, c = 2 * t - g->pw + j;                                     \
                 if (r >= 0 && r < g->h && c >= 0 && c < g->w && x[r * g->x_row + c] == m)                 \
-                    return (I)(i * pitch + j);                                                            \
+                    return (I)1 << (3 * i + j);                                                           \
             }                                                                                             \
-        return NONE;                                                                                      \
+        return 0;                                                                                         \
     }                                                                                                     \
-    static void choose_row_##SUFFIX(const geometry *g, const T *x, const T *yr, int64_t q, int64_t pitch,  \
-                                    I *restrict choice)                                                   \
+    static void choose_row_##SUFFIX(const geometry *g, const T *x, const T *yr, int64_t q, I *restrict choice) \
     {                                                                                                     \
         int64_t r0 = 2 * q - g->ph, lo = g->ow, hi = g->ow;                                               \
-        if (r0 >= 0 && r0 + 2 < g->h && g->w + g->pw >= 3) { /* windows t in [lo, hi) lie inside x */    \
+        if (r0 >= 0 && r0 + 2 < g->h && g->w + g->pw >= 3) { /* windows t in [lo, hi) lie inside x */     \
             lo = (g->pw + 1) / 2, hi = (g->w + g->pw - 1) / 2;                                            \
             hi = hi < g->ow ? hi : g->ow, lo = lo < hi ? lo : hi;                                         \
         }                                                                                                 \
         for (int64_t t = 0; t < lo; t++)                                                                  \
-            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t, pitch);                                   \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
         /* rows r0..r0+2 from the window corner's column (indices: the corner may lie left of x) */       \
         const T *a = x + r0 * g->x_row, *b = a + g->x_row, *c = b + g->x_row;                             \
         const int64_t left = -g->pw;                                                                      \
-        const I row = (I)pitch, row2 = 2 * row;                                                           \
         for (int64_t t = lo; t < hi; t++) {                                                               \
             T m = yr[t];                                                                                  \
-            I k = NONE;                                                                                   \
-            k = c[left + 2 * t + 2] == m ? row2 + 2 : k;                                                         \
-            k = c[left + 2 * t + 1] == m ? row2 + 1 : k;                                                         \
-            k = c[left + 2 * t] == m ? row2 : k;                                                                 \
-            k = b[left + 2 * t + 2] == m ? row + 2 : k;                                                          \
-            k = b[left + 2 * t + 1] == m ? row + 1 : k;                                                          \
-            k = b[left + 2 * t] == m ? row : k;                                                                  \
-            k = a[left + 2 * t + 2] == m ? 2 : k;                                                                \
-            k = a[left + 2 * t + 1] == m ? 1 : k;                                                                \
-            k = a[left + 2 * t] == m ? 0 : k;                                                                    \
+            I k = 0;                                                                                      \
+            k |= a[left + 2 * t] == m ? 1 : 0;                                                            \
+            k |= a[left + 2 * t + 1] == m ? 2 : 0;                                                        \
+            k |= a[left + 2 * t + 2] == m ? 4 : 0;                                                        \
+            k |= b[left + 2 * t] == m ? 8 : 0;                                                            \
+            k |= b[left + 2 * t + 1] == m ? 16 : 0;                                                       \
+            k |= b[left + 2 * t + 2] == m ? 32 : 0;                                                       \
+            k |= c[left + 2 * t] == m ? 64 : 0;                                                           \
+            k |= c[left + 2 * t + 1] == m ? 128 : 0;                                                      \
+            k |= c[left + 2 * t + 2] == m ? 256 : 0;                                                      \
             choice[t] = k;                                                                                \
         }                                                                                                 \
         for (int64_t t = hi; t < g->ow; t++)                                                              \
-            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t, pitch);                                   \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
     }                                                                                                     \
-    /* `plane`: a dense h x w scratch to scatter into, then streamed to dx (small planes), or NULL */       \
+    /* `plane`: a dense h x w scratch to scatter into, then streamed to dx (small planes), or NULL */     \
     static void three_by_three_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx,    \
                                         I *choice, T *plane)                                              \
     {                                                                                                     \
         T *target = plane ? plane : dx;                                                                   \
-        int64_t pitch = plane ? g->w : g->dx_row;                                                         \
+        int64_t pitch = plane ? g->w : g->dx_row, offset[9];                                              \
+        for (int e = 0; e < 9; e++) /* element e's place from the window's corner */                      \
+            offset[e] = e / 3 * pitch + e % 3;                                                            \
         for (int64_t r = 0; r < g->h; r++)                                                                \
             memset(target + r * pitch, 0, (size_t)g->w * sizeof(T));                                      \
         for (int64_t q = 0; q < g->oh; q++)                                                               \
-            choose_row_##SUFFIX(g, x, y + q * g->y_row, q, pitch, choice + q * g->ow);                    \
+            choose_row_##SUFFIX(g, x, y + q * g->y_row, q, choice + q * g->ow);                           \
         for (int64_t q = g->oh - 1; q >= 0; q--) {                                                        \
             const T *dyr = dy + q * g->dy_row;                                                            \
             const I *cr = choice + q * g->ow;                                                             \
             int64_t corner = (2 * q - g->ph) * pitch - g->pw;                                             \
             for (int64_t t = g->ow - 1; t >= 0; t--)                                                      \
-                if (cr[t] != NONE) {                                                                      \
-                    T *d = target + (corner + 2 * t + cr[t]);                                             \
+                if (cr[t]) {                                                                              \
+                    T *d = target + (corner + 2 * t + offset[__builtin_ctz((unsigned)cr[t])]);            \
                     *d = *d + dyr[t];                                                                     \
                 }                                                                                         \
         }                                                                                                 \
@@ -140,14 +133,14 @@ DEFINE_POOL_3X3(float, int32_t, f32)
 DEFINE_POOL_3X3(double, int64_t, f64)
 
 #define DEFINE_POOL(T, SUFFIX)                                                                            \
-    /* window (oh, ow)'s choice as an offset into the dx plane (row * dx_row + col), or -1 */              \
-    static inline int64_t choice_##SUFFIX(const geometry *g, const T *x, T y, int64_t oh, int64_t ow,       \
+    /* window (oh, ow)'s choice as an offset into the dx plane (row * dx_row + col), or -1 */             \
+    static inline int64_t choice_##SUFFIX(const geometry *g, const T *x, T y, int64_t oh, int64_t ow,     \
                                           int64_t kh, int64_t kw, int64_t sh, int64_t sw)                 \
     {                                                                                                     \
         int64_t r0 = oh * sh - g->ph, c0 = ow * sw - g->pw;                                               \
-        if (r0 >= 0 && c0 >= 0 && r0 + kh <= g->h && c0 + kw <= g->w && kh * kw <= 32) {                 \
-            /* inside x: every comparison into one mask, the first set bit the choice (no branch to     \
-             * mispredict per element) */                                                              \
+        if (r0 >= 0 && c0 >= 0 && r0 + kh <= g->h && c0 + kw <= g->w && kh * kw <= 32) {                  \
+            /* inside x: every comparison into one mask, the first set bit the choice (no branch to       \
+             * mispredict per element) */                                                                 \
             const T *w0 = x + r0 * g->x_row + c0;                                                         \
             uint32_t mask = 0;                                                                            \
             for (int64_t i = 0; i < kh; i++)                                                              \
@@ -208,7 +201,7 @@ DEFINE_POOL_3X3(double, int64_t, f64)
     static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx, void *choices, \
                                void *plane)                                                               \
     {                                                                                                     \
-        if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 && g->pw == 0 &&            \
+        if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 && g->pw == 0 &&           \
             2 * g->oh <= g->h && 2 * g->ow <= g->w)                                                       \
             two_by_two_##SUFFIX(g, x, y, dy, dx);                                                         \
         else if (choices)                                                                                 \
@@ -265,7 +258,7 @@ static int64_t average_places(const geometry *g)
         }                                                                                                 \
         for (int64_t r = 0; r < g->h; r++) {                                                              \
             int64_t R = r + g->ph, q_hi = R / sh < g->oh - 1 ? R / sh : g->oh - 1;                        \
-            int64_t q_lo = R - g->kh + 1 > 0 ? (R - g->kh + sh) / sh : 0; /* i = R - q*sh < kh */          \
+            int64_t q_lo = R - g->kh + 1 > 0 ? (R - g->kh + sh) / sh : 0; /* i = R - q*sh < kh */         \
             for (int64_t k = 0; k < sw * places; k++)                                                     \
                 acc[k] = 0;                                                                               \
             for (int64_t q = q_hi; q >= q_lo; q--) {                                                      \
@@ -289,7 +282,7 @@ static int64_t average_places(const geometry *g)
                 continue;                                                                                 \
             }                                                                                             \
             for (int64_t phase = 0; phase < sw; phase++) {                                                \
-                int64_t c = ((phase - g->pw) % sw + sw) % sw; /* the first column of the phase */          \
+                int64_t c = ((phase - g->pw) % sw + sw) % sw; /* the first column of the phase */         \
                 const T *a = acc + phase * places + (c + g->pw) / sw;                                     \
                 for (; c < g->w; c += sw, a++)                                                            \
                     d[c] = *a;                                                                            \
@@ -332,9 +325,9 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
 {
     if (size != 4 && size != 8)
         return -1;
-    int small = small_planes(g, size), walk = g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2 &&
-                                              three_by_three_fits(g, size);
-    /* the 3x3/2 walk's scratch, once for all planes: a plane's choices, then (small planes) its dx */
+    int small = small_planes(g, size), walk = g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2;
+    /* the 3x3/2 walk's scratch, once for all planes: a plane's choices (bits, an integer of the data's
+     * width each), then (small planes) its dx */
     char *choices = NULL, *plane = NULL;
     if (walk) {
         size_t count = (size_t)(g->ow * g->oh + 1), cells = small ? (size_t)(g->h * g->w) : 0;
