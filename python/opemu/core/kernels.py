@@ -65,6 +65,13 @@ def strided_address(array):
     return device.ffi.cast("void *", array.ctypes.data)
 
 
+def float_pointer(array):
+    """A float * to a dense-rowed fp32 array's first element, or NULL for None."""
+    if array is None:
+        return device.ffi.NULL
+    return device.ffi.cast("float *", strided_address(array))
+
+
 def null():
     """A kernel's unused pointer argument."""
     return device.ffi.NULL

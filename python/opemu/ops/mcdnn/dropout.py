@@ -25,7 +25,7 @@ import numpy as np
 from opemu.core import device, mcdnn
 from opemu.core.mcdnn import STATUS
 from opemu.core.status import VendorError
-from opemu.ops.mcdnn.batchnorm import byte_tensor
+from opemu.ops.mcdnn.bn_common import byte_tensor
 
 INVALID_VALUE = STATUS["MCDNN_STATUS_INVALID_VALUE"]
 _WORDS = 5  # seed, counter[4]
