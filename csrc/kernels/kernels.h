@@ -132,4 +132,34 @@ int opemu_kernel_bn_forward_nhwc(int size, int64_t positions, int64_t channels, 
                                  void *y, int64_t y_row, const double *scale, const double *bias, double eps,
                                  double alpha, double *mean, double *var, void *scratch, int stream);
 
+/* ---- pooling and spatial transformer (pool-kernels): csrc/kernels/pooling.c, sampler.c ---- */
+
+/* Average-pooling backward over `images` by `planes` 2-D planes (python/opemu/ops/mcdnn/pooling.py
+ * _Phases.average_backward): the geometry's dy and dx fields (the x and y ones unused), `counts` the
+ * (oh, ow) dense divisors. Each window's share dy / count (0 where the count is 0) is added to +0 at
+ * every input element of the window, in window-element order. dx must not overlap dy. Returns 0, or -1
+ * for a size or stride it does not handle. */
+int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
+                                       const void *dy, void *dx, int64_t images, int64_t planes);
+
+/* Spatial transformer sampler forward of one image (spatial_transformer.py forward_reference): y (channels,
+ * pixels) = v00*w00 + v01*w01 + v10*w10 + v11*w11, added left to right, each product rounded, v the tap's
+ * x (0 outside), from the tables as the backward's. y must not overlap x. Returns 0, or -1 for a size it
+ * does not handle. */
+int opemu_kernel_sampler_forward(int size, int64_t channels, int64_t pixels, int64_t inputs, const int64_t *index,
+                                 const void *weight, const void *x, void *y);
+
+/* Spatial transformer sampler backward of one image (python/opemu/ops/mcdnn/spatial_transformer.py
+ * backward_reference): x (channels, inputs) and dy (channels, pixels) dense, channel-major; for each output
+ * pixel p and corner k (of 4, corner-major tables of `pixels` entries) the input index index[k][p]
+ * (`inputs` when outside: reads 0, receives nothing) and bilinear weight weight[k][p]; wx1, wy1 the pixel's
+ * fractional coordinates. dx (channels, inputs) is written whole: +0 plus dy*weight of every tap that
+ * lands on it, pixel by pixel and corner by corner within a pixel. dgrid (pixels, 2): with the
+ * neighbours' differences a = v01 - v00, d = v10 - v00, e = (v11 - v10) - a summed against dy over the
+ * channels from +0, ((sum a) + wy1 * (sum e)) * scale_x and ((sum d) + wx1 * (sum e)) * scale_y.
+ * `sums` holds 3 * pixels. dx must not overlap the inputs. Returns 0, or -1 for a size it does not handle. */
+int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, int64_t inputs, const int64_t *index,
+                                  const void *weight, const void *wx1, const void *wy1, const void *x, const void *dy,
+                                  void *dx, void *dgrid, double scale_x, double scale_y, void *sums);
+
 #endif

@@ -4,25 +4,143 @@
  * equals nothing). The reference accumulates an input element's gradient from +0 over the windows
  * that chose it in window-element order (row offset i, then column offset j); for one input element a
  * larger (i, j) is a smaller output (oh, ow), so scattering the outputs in reverse row-major order
- * adds in the same order and rounds alike where windows overlap (3x3/2). 2x2/2 without padding, the
- * common non-overlapping case, has its own loop that writes every dx element once. */
+ * adds in the same order and rounds alike where windows overlap. 2x2/2 without padding, the common
+ * non-overlapping case, has its own loop that writes every dx element once; 3x3/2, the common
+ * overlapping one, finds its choices in vectorized passes before scattering them. Planes of a few pages
+ * have their next plane prefetched (the hardware prefetchers stop at page boundaries). */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct opemu_pool_geometry geometry;
 
 static int64_t lo_clip(int64_t v) { return v < 0 ? 0 : v; }
 static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v; }
 
+/* dst[0..n) = src[0..n) with stores that bypass the cache where the ISA has them: a dx row computed in
+ * a cached scratch plane then costs its write, not also the read that a cached store fetches first. */
+#if defined(__SSE2__)
+#define STREAM_BODY(LANES, LOAD, STORE)                                                                   \
+    if (!((uintptr_t)dst & (sizeof *dst - 1))) {                                                          \
+        for (; i < n && ((uintptr_t)(dst + i) & 15); i++)                                                 \
+            dst[i] = src[i];                                                                              \
+        for (; i + LANES <= n; i += LANES)                                                                \
+            STORE(dst + i, LOAD(src + i));                                                                \
+    }
+#else
+#define STREAM_BODY(LANES, LOAD, STORE)
+#endif
+#define DEFINE_STREAM(T, SUFFIX, LANES, LOAD, STORE)                                                      \
+    static void stream_##SUFFIX(T *dst, const T *src, int64_t n)                                          \
+    {                                                                                                     \
+        int64_t i = 0;                                                                                    \
+        STREAM_BODY(LANES, LOAD, STORE)                                                                   \
+        for (; i < n; i++)                                                                                \
+            dst[i] = src[i];                                                                              \
+    }
+
+DEFINE_STREAM(float, f32, 4, _mm_loadu_ps, _mm_stream_ps)
+DEFINE_STREAM(double, f64, 2, _mm_loadu_pd, _mm_stream_pd)
+
+/* the streamed stores are ordered before the kernel returns */
+static void stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/* 3x3 windows, stride 2, any padding: the choices of the plane's windows, then their scatter.
+ * Window (q, t) covers rows 2q - ph .. 2q - ph + 2 and columns 2t - pw .. 2t - pw + 2; its element
+ * e = 3i + j. A window's equalities with y are first gathered as bits (bit e: element e equals y), in an
+ * integer of the data's width so the float compares and the integer ors share vector lanes: for windows
+ * wholly inside x a branch-free pass over the output row, vectorized across its windows; windows over the
+ * padding take a scalar walk that keeps the first match only. The lowest bit is the choice (the first
+ * match in row-major order). The scatter runs the outputs in reverse row-major order, as scatter() does. */
+#define DEFINE_POOL_3X3(T, I, SUFFIX)                                                                     \
+    /* the bit of the first element of window (q, t) equal to m, or 0: the window overlaps the padding */ \
+    static I edge_choice_##SUFFIX(const geometry *g, const T *x, T m, int64_t q, int64_t t)               \
+    {                                                                                                     \
+        for (int i = 0; i < 3; i++)                                                                       \
+            for (int j = 0; j < 3; j++) {                                                                 \
+                int64_t r = 2 * q - g->ph + i, c = 2 * t - g->pw + j;                                     \
+                if (r >= 0 && r < g->h && c >= 0 && c < g->w && x[r * g->x_row + c] == m)                 \
+                    return (I)1 << (3 * i + j);                                                           \
+            }                                                                                             \
+        return 0;                                                                                         \
+    }                                                                                                     \
+    static void choose_row_##SUFFIX(const geometry *g, const T *x, const T *yr, int64_t q, I *restrict choice) \
+    {                                                                                                     \
+        int64_t r0 = 2 * q - g->ph, lo = g->ow, hi = g->ow;                                               \
+        if (r0 >= 0 && r0 + 2 < g->h && g->w + g->pw >= 3) { /* windows t in [lo, hi) lie inside x */     \
+            lo = (g->pw + 1) / 2, hi = (g->w + g->pw - 1) / 2;                                            \
+            hi = hi < g->ow ? hi : g->ow, lo = lo < hi ? lo : hi;                                         \
+        }                                                                                                 \
+        for (int64_t t = 0; t < lo; t++)                                                                  \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
+        /* rows r0..r0+2 from the window corner's column (indices: the corner may lie left of x) */       \
+        const T *a = x + r0 * g->x_row, *b = a + g->x_row, *c = b + g->x_row;                             \
+        const int64_t left = -g->pw;                                                                      \
+        for (int64_t t = lo; t < hi; t++) {                                                               \
+            T m = yr[t];                                                                                  \
+            I k = 0;                                                                                      \
+            k |= a[left + 2 * t] == m ? 1 : 0;                                                            \
+            k |= a[left + 2 * t + 1] == m ? 2 : 0;                                                        \
+            k |= a[left + 2 * t + 2] == m ? 4 : 0;                                                        \
+            k |= b[left + 2 * t] == m ? 8 : 0;                                                            \
+            k |= b[left + 2 * t + 1] == m ? 16 : 0;                                                       \
+            k |= b[left + 2 * t + 2] == m ? 32 : 0;                                                       \
+            k |= c[left + 2 * t] == m ? 64 : 0;                                                           \
+            k |= c[left + 2 * t + 1] == m ? 128 : 0;                                                      \
+            k |= c[left + 2 * t + 2] == m ? 256 : 0;                                                      \
+            choice[t] = k;                                                                                \
+        }                                                                                                 \
+        for (int64_t t = hi; t < g->ow; t++)                                                              \
+            choice[t] = edge_choice_##SUFFIX(g, x, yr[t], q, t);                                          \
+    }                                                                                                     \
+    /* `plane`: a dense h x w scratch to scatter into, then streamed to dx (small planes), or NULL */     \
+    static void three_by_three_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx,    \
+                                        I *choice, T *plane)                                              \
+    {                                                                                                     \
+        T *target = plane ? plane : dx;                                                                   \
+        int64_t pitch = plane ? g->w : g->dx_row, offset[9];                                              \
+        for (int e = 0; e < 9; e++) /* element e's place from the window's corner */                      \
+            offset[e] = e / 3 * pitch + e % 3;                                                            \
+        for (int64_t r = 0; r < g->h; r++)                                                                \
+            memset(target + r * pitch, 0, (size_t)g->w * sizeof(T));                                      \
+        for (int64_t q = 0; q < g->oh; q++)                                                               \
+            choose_row_##SUFFIX(g, x, y + q * g->y_row, q, choice + q * g->ow);                           \
+        for (int64_t q = g->oh - 1; q >= 0; q--) {                                                        \
+            const T *dyr = dy + q * g->dy_row;                                                            \
+            const I *cr = choice + q * g->ow;                                                             \
+            int64_t corner = (2 * q - g->ph) * pitch - g->pw;                                             \
+            for (int64_t t = g->ow - 1; t >= 0; t--)                                                      \
+                if (cr[t]) {                                                                              \
+                    T *d = target + (corner + 2 * t + offset[__builtin_ctz((unsigned)cr[t])]);            \
+                    *d = *d + dyr[t];                                                                     \
+                }                                                                                         \
+        }                                                                                                 \
+        if (plane)                                                                                        \
+            for (int64_t r = 0; r < g->h; r++)                                                            \
+                stream_##SUFFIX(dx + r * g->dx_row, plane + r * g->w, g->w);                              \
+    }
+
+DEFINE_POOL_3X3(float, int32_t, f32)
+DEFINE_POOL_3X3(double, int64_t, f64)
+
 #define DEFINE_POOL(T, SUFFIX)                                                                            \
-    /* window (oh, ow)'s choice as an offset into the dx plane (row * dx_row + col), or -1 */              \
-    static inline int64_t choice_##SUFFIX(const geometry *g, const T *x, T y, int64_t oh, int64_t ow,       \
+    /* window (oh, ow)'s choice as an offset into the dx plane (row * dx_row + col), or -1 */             \
+    static inline int64_t choice_##SUFFIX(const geometry *g, const T *x, T y, int64_t oh, int64_t ow,     \
                                           int64_t kh, int64_t kw, int64_t sh, int64_t sw)                 \
     {                                                                                                     \
         int64_t r0 = oh * sh - g->ph, c0 = ow * sw - g->pw;                                               \
-        if (r0 >= 0 && c0 >= 0 && r0 + kh <= g->h && c0 + kw <= g->w && kh * kw <= 32) {                 \
-            /* inside x: every comparison into one mask, the first set bit the choice (no branch to     \
-             * mispredict per element) */                                                              \
+        if (r0 >= 0 && c0 >= 0 && r0 + kh <= g->h && c0 + kw <= g->w && kh * kw <= 32) {                  \
+            /* inside x: every comparison into one mask, the first set bit the choice (no branch to       \
+             * mispredict per element) */                                                                 \
             const T *w0 = x + r0 * g->x_row + c0;                                                         \
             uint32_t mask = 0;                                                                            \
             for (int64_t i = 0; i < kh; i++)                                                              \
@@ -79,13 +197,15 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
         for (int64_t r = 2 * g->oh; r < g->h; r++)                                                        \
             memset(dx + r * g->dx_row, 0, (size_t)g->w * sizeof(T));                                      \
     }                                                                                                     \
-    static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx)             \
+    /* `choices`, `plane`: the 3x3/2 walk's scratch (NULL for another window) */                          \
+    static void plane_##SUFFIX(const geometry *g, const T *x, const T *y, const T *dy, T *dx, void *choices, \
+                               void *plane)                                                               \
     {                                                                                                     \
-        if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 && g->pw == 0 &&            \
+        if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->ph == 0 && g->pw == 0 &&           \
             2 * g->oh <= g->h && 2 * g->ow <= g->w)                                                       \
             two_by_two_##SUFFIX(g, x, y, dy, dx);                                                         \
-        else if (g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2)                                    \
-            scatter_##SUFFIX(g, x, y, dy, dx, 3, 3, 2, 2); /* constants: the window loops unroll */       \
+        else if (choices)                                                                                 \
+            three_by_three_##SUFFIX(g, x, y, dy, dx, choices, plane);                                     \
         else                                                                                              \
             scatter_##SUFFIX(g, x, y, dy, dx, g->kh, g->kw, g->sh, g->sw);                                \
     }
@@ -93,20 +213,145 @@ static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v;
 DEFINE_POOL(float, f32)
 DEFINE_POOL(double, f64)
 
+/* The cache lines of `rows` rows of `bytes` bytes `pitch` bytes apart, fetched ahead (for writing when `write`) */
+static void prefetch_rows(const char *p, int64_t rows, int64_t bytes, int64_t pitch, int write)
+{
+    for (int64_t r = 0; r < rows; r++, p += pitch)
+        for (int64_t b = 0; b < bytes; b += 64) {
+            if (write)
+                __builtin_prefetch(p + b, 1, 3);
+            else
+                __builtin_prefetch(p + b, 0, 3);
+        }
+}
+
+/* Planes of a few pages: the hardware prefetchers, which stop at page boundaries, barely start on one */
+static int small_planes(const geometry *g, int size)
+{
+    return g->w > 0 && g->w <= (64 << 10) / size && g->h <= (64 << 10) / (g->w * size);
+}
+
+/* Average-pooling backward (_Phases.average_backward): each window's share dy / count (0 where the count is
+ * 0) goes to every input element of the window; an element adds its shares to +0 in window-element order
+ * (row offset i, then column offset j). Row by row of dx: the output rows over it in order of i (the
+ * largest first), for each the column offsets j in order, each a contiguous pass adding a row of shares
+ * into the accumulator of its stride phase (padded column sw*t + j is phase j % sw, place t + j / sw: one
+ * share per place per pass); the phases are then interleaved into the dx row. */
+static int64_t average_places(const geometry *g)
+{
+    int64_t last_column = (g->w - 1 + g->pw) / g->sw, last_window = g->ow - 1 + (g->kw - 1) / g->sw;
+    return (last_column > last_window ? last_column : last_window) + 1;
+}
+
+#define DEFINE_AVERAGE(T, SUFFIX)                                                                         \
+    static void average_plane_##SUFFIX(const geometry *g, const T *counts, const T *dy, T *dx, T *share,  \
+                                       T *acc)                                                            \
+    {                                                                                                     \
+        int64_t places = average_places(g), sh = g->sh, sw = g->sw;                                       \
+        for (int64_t q = 0; q < g->oh; q++) { /* divide, then mask: two loops, so the division vectorizes */ \
+            const T *restrict v = dy + q * g->dy_row, *restrict count = counts + q * g->ow;               \
+            T *restrict out = share + q * g->ow;                                                          \
+            for (int64_t t = 0; t < g->ow; t++)                                                           \
+                out[t] = v[t] / count[t];                                                                 \
+            for (int64_t t = 0; t < g->ow; t++)                                                           \
+                out[t] = count[t] > 0 ? out[t] : (T)0;                                                    \
+        }                                                                                                 \
+        for (int64_t r = 0; r < g->h; r++) {                                                              \
+            int64_t R = r + g->ph, q_hi = R / sh < g->oh - 1 ? R / sh : g->oh - 1;                        \
+            int64_t q_lo = R - g->kh + 1 > 0 ? (R - g->kh + sh) / sh : 0; /* i = R - q*sh < kh */         \
+            for (int64_t k = 0; k < sw * places; k++)                                                     \
+                acc[k] = 0;                                                                               \
+            for (int64_t q = q_hi; q >= q_lo; q--) {                                                      \
+                const T *restrict row = share + q * g->ow;                                                \
+                for (int64_t j = 0; j < g->kw; j++) {                                                     \
+                    T *restrict a = acc + j % sw * places + j / sw;                                       \
+                    for (int64_t t = 0; t < g->ow; t++)                                                   \
+                        a[t] = a[t] + row[t];                                                             \
+                }                                                                                         \
+            }                                                                                             \
+            T *d = dx + r * g->dx_row;                                                                    \
+            if (sw == 2) { /* both phases in one loop: the interleaved stores vectorize */                \
+                const T *even = acc + (g->pw & 1) * places + (g->pw >> 1);                                \
+                const T *odd = acc + !(g->pw & 1) * places + ((g->pw + 1) >> 1);                          \
+                for (int64_t m = 0; m < g->w / 2; m++) {                                                  \
+                    d[2 * m] = even[m];                                                                   \
+                    d[2 * m + 1] = odd[m];                                                                \
+                }                                                                                         \
+                if (g->w & 1)                                                                             \
+                    d[g->w - 1] = even[g->w / 2];                                                         \
+                continue;                                                                                 \
+            }                                                                                             \
+            for (int64_t phase = 0; phase < sw; phase++) {                                                \
+                int64_t c = ((phase - g->pw) % sw + sw) % sw; /* the first column of the phase */         \
+                const T *a = acc + phase * places + (c + g->pw) / sw;                                     \
+                for (; c < g->w; c += sw, a++)                                                            \
+                    d[c] = *a;                                                                            \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
+DEFINE_AVERAGE(float, f32)
+DEFINE_AVERAGE(double, f64)
+
+int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
+                                       const void *dy, void *dx, int64_t images, int64_t planes)
+{
+    int64_t places = average_places(g);
+    if ((size != 4 && size != 8) || g->sh < 1 || g->sw < 1 || places < 1 || places > (INT64_C(1) << 40) / g->sw)
+        return -1;
+    char *scratch = malloc((size_t)(g->oh * g->ow + g->sw * places) * (size_t)size);
+    if (!scratch)
+        return -1;
+    void *acc = scratch + g->oh * g->ow * size;
+    int small = small_planes(g, size);
+    for (int64_t n = 0; n < images; n++)
+        for (int64_t c = 0; c < planes; c++) {
+            int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+            if (c + 1 < planes && small) { /* the next plane's lines arrive while this one computes */
+                prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
+                prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size, 1);
+            }
+            if (size == 4)
+                average_plane_f32(g, counts, (const float *)dy + dyo, (float *)dx + dxo, (float *)scratch, acc);
+            else
+                average_plane_f64(g, counts, (const double *)dy + dyo, (double *)dx + dxo, (double *)scratch, acc);
+        }
+    free(scratch);
+    return 0;
+}
+
 int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
                                    const void *dy, void *dx, int64_t images, int64_t planes)
 {
     if (size != 4 && size != 8)
         return -1;
+    int small = small_planes(g, size), walk = g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2;
+    /* the 3x3/2 walk's scratch, once for all planes: a plane's choices (bits, an integer of the data's
+     * width each), then (small planes) its dx */
+    char *choices = NULL, *plane = NULL;
+    if (walk) {
+        size_t count = (size_t)(g->ow * g->oh + 1), cells = small ? (size_t)(g->h * g->w) : 0;
+        if (!(choices = malloc((count + cells) * (size_t)size)))
+            return -1;
+        plane = small ? choices + count * size : NULL;
+    }
     for (int64_t n = 0; n < images; n++)
         for (int64_t c = 0; c < planes; c++) {
             int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
             int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+            if (c + 1 < planes && plane) { /* the next plane's lines arrive while this one computes */
+                prefetch_rows((const char *)x + (xo + g->x_plane) * size, g->h, g->w * size, g->x_row * size, 0);
+                prefetch_rows((const char *)y + (yo + g->y_plane) * size, g->oh, g->ow * size, g->y_row * size, 0);
+                prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
+            }
             if (size == 4)
-                plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo);
+                plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo,
+                          choices, plane);
             else
                 plane_f64(g, (const double *)x + xo, (const double *)y + yo, (const double *)dy + dyo,
-                          (double *)dx + dxo);
+                          (double *)dx + dxo, choices, plane);
         }
+    stream_fence();
+    free(choices);
     return 0;
 }

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from opemu.core import kernels, mcdnn, scratch
+from opemu.core import kernels, mcdnn, parallel, scratch
 from opemu.core.mcdnn import POOLING as MODE
 
 _MAX_MODES = (MODE["MCDNN_POOLING_MAX"], MODE["MCDNN_POOLING_MAX_DETERMINISTIC"])
@@ -334,30 +334,69 @@ class _Phases:
 
 _BITS = {4: np.int32, 8: np.int64}
 _CHUNK = 1 << 18  # input elements per step of the phase walk
+_PLANES_MIN = 1 << 17  # dx elements worth splitting over threads (mcdnn.by_batch's threshold)
 
 
 def _c_max_backward(geometry, y, dy, x, dx):
     """The max walk into dx by the C kernel, for 2-D pooling of float/double tensors that do not overlap
     dx; False when it does not apply."""
     lib = kernels.lib()
-    arrays = (x, y, dy, dx)
-    if (lib is None or len(geometry.dims) != 2 or dx.dtype not in (np.float32, np.float64)
-            or any(t.dtype != dx.dtype or t.strides[-1] != dx.itemsize for t in arrays)
-            or any(np.may_share_memory(dx, t) for t in (x, y, dy))):
+    if lib is None:
         return False
-    item = dx.itemsize
-    g = _kernel_geometry(tuple(geometry.dims), item, tuple(t.strides[:3] for t in arrays))
-    return lib.opemu_kernel_max_pool_backward(item, g, *[kernels.strided_address(t) for t in arrays],
-                                              dx.shape[0], dx.shape[1]) == 0
+    g = _kernel_geometry(geometry, x.dtype, y.dtype, dy.dtype, dx.dtype, x.strides, y.strides, dy.strides, dx.strides)
+    if g is None or np.may_share_memory(dx, x) or np.may_share_memory(dx, y) or np.may_share_memory(dx, dy):
+        return False
+    address = kernels.strided_address
+
+    def run(x, y, dy, dx):
+        return lib.opemu_kernel_max_pool_backward(dx.itemsize, g, address(x), address(y), address(dy), address(dx),
+                                                  dx.shape[0], dx.shape[1])
+    return _over_planes(run, x, y, dy, dx)
+
+
+def _c_average_backward(geometry, counts, dy, dx):
+    """The average walk into dx by the C kernel (counts: the divisors of the outputs), for 2-D pooling of
+    float/double tensors, dx not overlapping dy; False when it does not apply."""
+    lib = kernels.lib()
+    if lib is None:
+        return False
+    g = _kernel_geometry(geometry, dx.dtype, dy.dtype, dy.dtype, dx.dtype, dx.strides, dy.strides, dy.strides,
+                         dx.strides)
+    if g is None or np.may_share_memory(dx, dy):
+        return False
+    counts = np.ascontiguousarray(np.broadcast_to(counts, dy.shape[2:]), dx.dtype)
+
+    def run(dy, dx):
+        return lib.opemu_kernel_average_pool_backward(dx.itemsize, g, kernels.address(counts),
+                                                      kernels.strided_address(dy), kernels.strided_address(dx),
+                                                      dx.shape[0], dx.shape[1])
+    return _over_planes(run, dy, dx)
+
+
+def _over_planes(run, *arrays):
+    """run(*arrays) == 0, the kernel call on (batch, planes, ...) arrays, the last one its output. A batch
+    shorter than the pool (mcdnn.by_batch's split then has nothing to share) is split by planes instead:
+    planes are independent, so the bits are the same. True when every part succeeded."""
+    out = arrays[-1]
+    if out.shape[0] >= parallel.WORKERS or out.shape[1] < 2 or out.size < _PLANES_MIN:
+        return run(*arrays) == 0
+    statuses = []
+    parallel.split(out.shape[1], lambda lo, hi: statuses.append(run(*(a[:, lo:hi] for a in arrays))))
+    return all(status == 0 for status in statuses)
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel_geometry(dims, item, strides):
-    """The kernel's struct for a 2-D geometry and the (image, plane, row) byte strides of x, y, dy, dx:
-    made once per layout, as an app repeats its calls."""
-    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = dims
+def _kernel_geometry(geometry, x_type, y_type, dy_type, dx_type, *strides):
+    """The kernel's struct for a 2-D geometry and the byte strides of x, y, dy, dx, or None when the kernel
+    does not take them (another dimensionality, type or w stride): made once per layout, as an app repeats
+    its calls (geometries are shared per descriptor snapshot, so one is its own key)."""
+    item = dx_type.itemsize
+    if (len(geometry.dims) != 2 or dx_type not in (np.float32, np.float64)
+            or any(t != dx_type for t in (x_type, y_type, dy_type)) or any(s[-1] != item for s in strides)):
+        return None
+    (h, oh, kh, sh, ph, _), (w, ow, kw, sw, pw, _) = geometry.dims
     fields = {}
-    for name, (image, plane, row) in zip(("x", "y", "dy", "dx"), strides):
+    for name, (image, plane, row, _) in zip(("x", "y", "dy", "dx"), strides):
         fields.update({name + "_image": image // item, name + "_plane": plane // item, name + "_row": row // item})
     return kernels.pool_geometry(h=h, w=w, oh=oh, ow=ow, kh=kh, kw=kw, sh=sh, sw=sw, ph=ph, pw=pw, **fields)
 
@@ -446,12 +485,14 @@ def _backward_reached(a, geometry, p, direct, ct):
     """dx from the windows that reach the input (p: their y, dy; the x and dx they read); `direct`:
     the gradient goes straight into p["dx"] (of the compute type, alpha 1, beta 0)."""
     pool = a.poolingDesc
-    counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
-                                                   ct)
-    per_image = max(1, math.prod(p["dx"].shape[1:]))
     if (a.is_max and direct and not (pool.nan and np.isnan(p["y"]).any())
             and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"])):
         return
+    counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
+                                                   ct)
+    if not a.is_max and direct and _c_average_backward(geometry, counts, p["dy"], p["dx"]):
+        return
+    per_image = max(1, math.prod(p["dx"].shape[1:]))
     phases = _Phases(geometry)
     batch = p["dy"].shape[0]
     step = max(1, _CHUNK // per_image)

@@ -19,7 +19,7 @@ transformations) or its data type is not a floating one."""
 
 import numpy as np
 
-from opemu.core import mcdnn, parallel
+from opemu.core import kernels, mcdnn, parallel
 from opemu.core.scratch import buffer
 
 _PARALLEL_MIN = 1 << 16
@@ -147,37 +147,131 @@ def _order_by(major, minor, bound):
     return np.argsort((major.astype(np.int64) << 32) | minor, kind="stable")
 
 
-def _scatter(g, taps):
-    """dx of one image, pixel-major (h_in·w_in, C): every output pixel's gradient g (h·w, C) spread to its
-    four taps by their weights. The in-range taps are ordered by (taps per input pixel, input pixel) — a
-    stable order, so the sums are deterministic — which makes each class of pixels receiving k taps one
-    (m, k, C) block, summed over its k slices in order."""
-    pixels, c = g.shape
+def _dx_reference(taps, dy, weight):
+    """dx (C, h_in·w_in) of one image: every output pixel's gradient dy (C, h·w) spread to its four taps by
+    their weights (4, h·w), each input element's taps added to +0 in pixel order, then corner order (the C kernel's
+    order). The in-range taps, listed pixel-major, are ordered by (taps per input pixel, input pixel) — a
+    stable sort, which keeps that order — so each class of pixels receiving k taps is one (C, m, k) block,
+    summed over its k slices in order."""
+    c, pixels = dy.shape
     pad = taps.pad
-    index = np.concatenate([taps.index[k] for k in taps.CORNERS])
-    weight = np.concatenate([taps.weight(k) for k in taps.CORNERS])
-    result = buffer("dx", (pad, c), g.dtype)
-    result[...] = 0
+    index = np.stack([taps.index[k] for k in taps.CORNERS], axis=1).reshape(-1)  # tap p·4 + corner
+    result = np.zeros((c, pad), dy.dtype)
     inside = np.flatnonzero(index != pad)
     if inside.size == 0:
         return result
     target = index[inside]
     counts = np.bincount(target, minlength=pad)
     order = _order_by(counts[target], target, pad)
-    source = inside[order]
-    target = target[order]
-    contribution = np.take(g, source % pixels, axis=0, out=buffer("taps", (source.size, c), g.dtype))
-    contribution *= weight[source][:, None]
+    source, target = inside[order], target[order]
+    pixel, corner = np.divmod(source, len(taps.CORNERS))
+    contribution = dy[:, pixel] * weight[corner, pixel]
     classes = counts[target]
     bounds = np.flatnonzero(np.diff(classes)) + 1
     for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, classes.size]):
         k = int(classes[lo])
-        block = contribution[lo:hi].reshape(-1, k, c)
-        total = block[:, 0]
+        block = contribution[:, lo:hi].reshape(c, -1, k)
+        total = block[:, :, 0] + dy.dtype.type(0)
         for j in range(1, k):
-            total += block[:, j]
-        result[target[lo:hi:k]] = total
+            total += block[:, :, j]
+        result[:, target[lo:hi:k]] = total
     return result
+
+
+def backward_reference(taps, x, dy, scale_x, scale_y):
+    """(dx (C, h_in·w_in), dgrid (h·w, 2)) of one image from x (C, h_in·w_in) and dy (C, h·w), channel-major in
+    the compute type. dgrid: with A = v01-v00, D = v10-v00, E = v11-v10-A (v_yx the neighbours, 0 outside),
+    ∂sample/∂ix = A + wy1·E and ∂sample/∂iy = D + wx1·E, each term summed against dy over the channels in
+    order from +0."""
+    weight = np.stack([taps.weight(k) for k in taps.CORNERS])
+    dx = _dx_reference(taps, dy, weight)
+    padded = np.concatenate([x, np.zeros((x.shape[0], 1), x.dtype)], axis=1)
+    v00, v01, v10, v11 = (np.take(padded, taps.index[k], axis=1) for k in taps.CORNERS)
+    e = np.subtract(v11, v10, out=v11)
+    d = np.subtract(v10, v00, out=v10)
+    a_ = np.subtract(v01, v00, out=v01)
+    e -= a_
+    along = np.zeros((3, dy.shape[1]), dy.dtype)
+    for channel in range(dy.shape[0]):
+        for total, term in zip(along, (a_, d, e)):
+            total += dy[channel] * term[channel]
+    dgrid = np.empty((dy.shape[1], 2), dy.dtype)
+    dgrid[:, 0] = (along[0] + taps.wy1 * along[2]) * scale_x
+    dgrid[:, 1] = (along[1] + taps.wx1 * along[2]) * scale_y
+    return dx, dgrid
+
+
+def sampler_backward(taps, x, dy, dx, scale_x, scale_y):
+    """backward_reference's dx written into dx (C, h_in·w_in, the compute type) and its dgrid returned: by the C
+    kernel when the arrays are dense float/double and dx overlaps neither input, else by the reference."""
+    dgrid = _c_sampler_backward(taps, x, dy, dx, scale_x, scale_y)
+    if dgrid is None:
+        result, dgrid = backward_reference(taps, x, dy, scale_x, scale_y)
+        dx[...] = result
+    return dgrid
+
+
+def _c_sampler_backward(taps, x, dy, dx, scale_x, scale_y):
+    """The C kernel's dx (into dx) and dgrid, or None when it does not apply."""
+    lib = kernels.lib()
+    if lib is None or not kernels.dense(x, dy, dx) or np.may_share_memory(dx, x) or np.may_share_memory(dx, dy):
+        return None
+    ct = dy.dtype
+    pixels = dy.shape[1]
+    index, weight = _tap_tables(taps, ct)
+    wx1, wy1 = np.ascontiguousarray(taps.wx1), np.ascontiguousarray(taps.wy1)
+    dgrid = np.empty((pixels, 2), ct)
+    sums = buffer("sampler sums", (3, pixels), ct)
+    address = kernels.address
+    status = lib.opemu_kernel_sampler_backward(ct.itemsize, dy.shape[0], pixels, taps.pad, kernels.int64_pointer(index),
+                                               address(weight), address(wx1), address(wy1), address(x), address(dy),
+                                               address(dx), address(dgrid), float(scale_x), float(scale_y),
+                                               address(sums))
+    return dgrid if status == 0 else None
+
+
+def _tap_tables(taps, ct):
+    """The kernels' corner-major (4, h·w) tables of tap indices (int64) and weights (ct), in scratch."""
+    pixels = taps.wx1.size
+    index = buffer("tap index", (len(taps.CORNERS), pixels), np.int64)
+    weight = buffer("tap weight", (len(taps.CORNERS), pixels), ct)
+    for k, corner in enumerate(taps.CORNERS):
+        index[k] = taps.index[corner]
+        weight[k] = taps.weight(corner)
+    return index, weight
+
+
+def forward_reference(taps, image, ct):
+    """The bilinear samples of one image (C, h_in, w_in), pixel-major (h·w, C): the four neighbours (0
+    outside) times their weights, added in corner order."""
+    rows = taps.gather(_pixel_major(image, ct, "x", pad_row=True))
+    result = rows[0]
+    result *= taps.weight(taps.CORNERS[0])[:, None]
+    for corner, part in zip(taps.CORNERS[1:], rows[1:]):
+        part *= taps.weight(corner)[:, None]
+        result += part
+    return result
+
+
+def sampler_forward(taps, image, y, ct):
+    """forward_reference's samples written into y (C, h·w, the compute type): by the C kernel when the image
+    (C, h_in, w_in) is dense float/double and y does not overlap it, else by the reference."""
+    lib = kernels.lib()
+    x = _channel_major(image, ct) if lib is not None else None
+    if lib is None or not kernels.dense(x, y) or np.may_share_memory(y, x):
+        y[...] = forward_reference(taps, image, ct).T
+        return
+    index, weight = _tap_tables(taps, ct)
+    status = lib.opemu_kernel_sampler_forward(ct.itemsize, y.shape[0], y.shape[1], taps.pad,
+                                              kernels.int64_pointer(index), kernels.address(weight),
+                                              kernels.address(x), kernels.address(y))
+    if status != 0:
+        y[...] = forward_reference(taps, image, ct).T
+
+
+def _channel_major(image, ct):
+    """(C, h, w) → (C, h·w) in the compute type, dense: the image itself when it is, else a copy."""
+    return np.ascontiguousarray(image, dtype=ct).reshape(image.shape[0], -1)
 
 
 def _sampler_checks(a, data, out, dims_name):
@@ -212,16 +306,16 @@ class SpatialTfSamplerForward(mcdnn.McdnnOp):
         n, c, h, w = a.stDesc.dims
         h_in, w_in = x.shape[2:]
 
+        direct = a.alpha_value == 1 and a.beta_value == 0 and y.dtype == ct
+
         def run(lo, hi):
             for i in range(lo, hi):
                 taps = _Taps(grid[i], h_in, w_in, ct)
-                rows = taps.gather(_pixel_major(x[i], ct, "x", pad_row=True))
-                result = rows[0]
-                result *= taps.weight(taps.CORNERS[0])[:, None]
-                for corner, part in zip(taps.CORNERS[1:], rows[1:]):
-                    part *= taps.weight(corner)[:, None]
-                    result += part
-                mcdnn.write(y[i], np.moveaxis(result.reshape(h, w, c), -1, 0), a.alpha_value, a.beta_value)
+                straight = direct and y[i].flags.c_contiguous  # y[i] itself receives the samples
+                into = y[i].reshape(c, -1) if straight else buffer("y", (c, h * w), ct)
+                sampler_forward(taps, x[i], into, ct)
+                if not straight:
+                    mcdnn.write(y[i], into.reshape(c, h, w), a.alpha_value, a.beta_value)
         _parallel(n, c * h * w * n, run)
 
 
@@ -250,23 +344,16 @@ class SpatialTfSamplerBackward(mcdnn.McdnnOp):
         h_in, w_in = x.shape[2:]
         scale_x, scale_y = ct.type((w_in - 1) / 2), ct.type((h_in - 1) / 2)
 
+        direct = a.alpha_value == 1 and a.beta_value == 0 and dx.dtype == ct
+
         def run(lo, hi):
             for i in range(lo, hi):
                 taps = _Taps(grid[i], h_in, w_in, ct)
-                g = _pixel_major(dy[i], ct, "dy")
-                gradient = _scatter(g, taps)
-                mcdnn.write(dx[i], np.moveaxis(gradient.reshape(h_in, w_in, c), -1, 0), a.alpha_value,
-                            a.beta_value)
-                # dgrid: with A = v01-v00, D = v10-v00, E = v11-v10-A (v_yx the neighbours),
-                # ∂sample/∂ix = A + wy1·E and ∂sample/∂iy = D + wx1·E, summed against dy over channels
-                v00, v01, v10, v11 = taps.gather(_pixel_major(x[i], ct, "x", pad_row=True))
-                e = np.subtract(v11, v10, out=v11)
-                d = np.subtract(v10, v00, out=v10)
-                a_ = np.subtract(v01, v00, out=v01)
-                e -= a_
-                along_e = np.einsum("pc,pc->p", g, e)
-                result = np.empty((h * w, 2), ct)
-                result[:, 0] = (np.einsum("pc,pc->p", g, a_) + taps.wy1 * along_e) * scale_x
-                result[:, 1] = (np.einsum("pc,pc->p", g, d) + taps.wx1 * along_e) * scale_y
-                mcdnn.write(dgrid[i], result.reshape(h, w, 2), a.alpha_grid, a.beta_grid)
+                straight = direct and dx[i].flags.c_contiguous  # dx[i] itself receives the gradient
+                into = dx[i].reshape(c, -1) if straight else buffer("dx", (c, taps.pad), ct)
+                dgrid_i = sampler_backward(taps, _channel_major(x[i], ct), _channel_major(dy[i], ct), into, scale_x,
+                                           scale_y)
+                if not straight:
+                    mcdnn.write(dx[i], into.reshape(c, h_in, w_in), a.alpha_value, a.beta_value)
+                mcdnn.write(dgrid[i], dgrid_i.reshape(h, w, 2), a.alpha_grid, a.beta_grid)
         _parallel(n, c * h * w * n, run)
