@@ -33,16 +33,6 @@ int opemu_kernel_activation_backward(int mode, int size, double coef, double bet
 int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, const void *x, void *y,
                                     int64_t n);
 
-/* Softmax backward, elementwise step of one image given its sum `total`, n dense elements:
- * accurate/fast: dx = (dy - total) * y;  log: dx = dy - e * total with e = exp(y) (from NumPy). */
-int opemu_kernel_softmax_backward(int log, int size, double total, const void *y, const void *dy, const void *e,
-                                  void *dx, int64_t n);
-/* Accurate softmax backward of one image in channel mode, dense (channels, n) rows: total[j] = the sum of
- * dy*y down the channels from the first row; dx = (dy - total) * y. dx may be dy, not y; `total` holds n.
- * Returns 0, or -1 for a size it does not handle or no channel. */
-int opemu_kernel_softmax_channel_backward(int size, const void *y, const void *dy, void *dx, void *total,
-                                          int64_t channels, int64_t n);
-
 /* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes: dx of each plane from x, y, dy, the window
  * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_image between images,
  * *_plane between planes,
@@ -77,5 +67,15 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
 /* The streaming floor of a memory-bound op: reads `inputs` arrays of n floats and writes `outputs`
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
+
+/* ---- mcDNN softmax (csrc/kernels/softmax.c) ----
+ * Softmax backward of `images` dense images of `channels` rows by `spatial` elements: dx from y and dy,
+ * accurate (log 0) or log (1), over each image (channel 0, the sum in 16 lanes) or down the channels at
+ * each position (channel 1); `total` holds `spatial` elements (channel mode) or 1. dx may be y or dy
+ * exactly, nothing else they overlap. Returns 0, or -1 for a size it does not handle or an empty row. */
+int opemu_kernel_softmax_backward(int size, int log, int channel, const void *y, const void *dy, void *dx,
+                                  void *total, int64_t images, int64_t channels, int64_t spatial);
+/* e[i] = the softmax backward's exp of x[i] (softmax.c says how), n dense elements. */
+int opemu_kernel_softmax_exp(int size, const void *x, void *e, int64_t n);
 
 #endif
