@@ -1,6 +1,8 @@
 /* Softmax backward (python/opemu/ops/mcdnn/softmax.py backward, its reference): images of `channels` dense rows
  * of `spatial` elements, each image in two passes — its sums, then dx — so the second pass finds the image
- * in cache (it runs backwards: the first pass's last lines are the ones still there).
+ * in cache. The second pass computes a chunk of dx into a stack buffer and stores it; with `stream` set
+ * (outputs far larger than a core's cache) by non-temporal stores, which skip reading dx's lines in
+ * first and leave the image's y and dy in cache — a quarter less traffic on a memory-bound loop.
  *
  * sums:  CHANNEL: per position j, the channels' p = dy*y (accurate) or dy (log) added row after row, the
  *        first row taken as it is. INSTANCE: the image's p in 16 lanes (lane i mod 16, the first block
@@ -14,8 +16,12 @@
  *        once), and NaN for NaN. */
 #include <string.h>
 #include "kernels.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define LANES 16
+#define CHUNK 512 /* elements of dx computed before they are stored */
 
 /* The loops are cloned for AVX-512 and AVX2 (chosen at load time): the exp only vectorises with the
  * conversions and blends those have. Clones run the same operations; -ffp-contract=off keeps FMA out. */
@@ -63,8 +69,53 @@ DEFINE_EXP(float, uint32_t, F32, 23, 127, -104.0f, 89.0f, 1.44269504f, 0.6931457
 DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0.6931471803691238,
            1.9082149292705877e-10)
 
+/* Copies n elements to `to` with non-temporal stores where SSE2 has them (16-byte aligned part), and
+ * orders them before the kernel returns (another thread may read dx next). */
+#if defined(__SSE2__)
+static void stream_F32(float *to, const float *from, int64_t n)
+{
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t)(to + i) & 15); i++)
+        to[i] = from[i];
+    for (; i + 4 <= n; i += 4)
+        _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
+    for (; i < n; i++)
+        to[i] = from[i];
+}
+
+static void stream_F64(double *to, const double *from, int64_t n)
+{
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t)(to + i) & 15); i++)
+        to[i] = from[i];
+    for (; i + 2 <= n; i += 2)
+        _mm_stream_pd(to + i, _mm_loadu_pd(from + i));
+    for (; i < n; i++)
+        to[i] = from[i];
+}
+
+static void fence(void)
+{
+    _mm_sfence();
+}
+#else
+static void stream_F32(float *to, const float *from, int64_t n)
+{
+    memcpy(to, from, (size_t)n * sizeof *to);
+}
+
+static void stream_F64(double *to, const double *from, int64_t n)
+{
+    memcpy(to, from, (size_t)n * sizeof *to);
+}
+
+static void fence(void)
+{
+}
+#endif
+
 #define DEFINE_SOFTMAX(T, SUFFIX)                                                                         \
-    static T instance_total_##SUFFIX(int log, const T *y, const T *dy, int64_t m)                         \
+    static inline __attribute__((always_inline)) T instance_total_##SUFFIX(int log, const T *y, const T *dy, int64_t m)                         \
     {                                                                                                     \
         T lane[LANES];                                                                                    \
         for (int k = 0; k < LANES; k++)                                                                   \
@@ -85,7 +136,7 @@ DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0
             total = total + lane[k];                                                                      \
         return total;                                                                                     \
     }                                                                                                     \
-    static void channel_totals_##SUFFIX(int log, const T *y, const T *dy, T *total, int64_t channels,    \
+    static inline __attribute__((always_inline)) void channel_totals_##SUFFIX(int log, const T *y, const T *dy, T *total, int64_t channels,    \
                                         int64_t n)                                                        \
     {                                                                                                     \
         for (int64_t j = 0; j < n; j++)                                                                   \
@@ -96,8 +147,7 @@ DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0
                 total[j] = total[j] + p;                                                                  \
             }                                                                                             \
     }                                                                                                     \
-    /* one element of dx from its total; `log` is the same for a whole loop, which GCC unswitches */     \
-    static inline T dx_##SUFFIX(int log, T y, T dy, T total)                                              \
+    static inline __attribute__((always_inline)) T dx_##SUFFIX(int log, T y, T dy, T total)                                              \
     {                                                                                                     \
         if (log) {                                                                                        \
             T g = exp_##SUFFIX(y) * total;                                                                \
@@ -106,22 +156,49 @@ DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0
         T g = dy - total;                                                                                 \
         return g * y;                                                                                     \
     }                                                                                                     \
-    VECTOR_CLONES static void backward_##SUFFIX(int log, int channel, const T *y, const T *dy, T *dx,     \
-                                                T *total, int64_t images, int64_t channels, int64_t n)    \
+    /* dx of n elements: the row's totals (step 1) or the image's one (step 0); inlined with step constant */ \
+    static inline __attribute__((always_inline)) void dx_run_##SUFFIX(int log, int stream, const T *y,     \
+                                                                      const T *dy, T *dx, const T *total, \
+                                                                      int64_t step, int64_t n)            \
+    {                                                                                                     \
+        T chunk[CHUNK];                                                                                   \
+        for (int64_t lo = 0; lo < n; lo += CHUNK) {                                                       \
+            const int64_t count = n - lo < CHUNK ? n - lo : CHUNK;                                        \
+            for (int64_t j = 0; j < count; j++)                                                           \
+                chunk[j] = dx_##SUFFIX(log, y[lo + j], dy[lo + j], total[(lo + j) * step]);               \
+            if (stream)                                                                                   \
+                stream_##SUFFIX(dx + lo, chunk, count);                                                   \
+            else                                                                                          \
+                memcpy(dx + lo, chunk, (size_t)count * sizeof(T));                                        \
+        }                                                                                                 \
+    }                                                                                                     \
+    static inline __attribute__((always_inline)) void images_##SUFFIX(int log, int channel, int stream,     \
+                                                                      const T *y, const T *dy, T *dx,     \
+                                                                      T *total, int64_t images,           \
+                                                                      int64_t channels, int64_t n)        \
     {                                                                                                     \
         const int64_t m = channels * n;                                                                   \
         for (int64_t i = 0; i < images; i++, y += m, dy += m, dx += m) {                                  \
             if (!channel) {                                                                               \
-                const T t = instance_total_##SUFFIX(log, y, dy, m);                                       \
-                for (int64_t j = m - 1; j >= 0; j--)                                                      \
-                    dx[j] = dx_##SUFFIX(log, y[j], dy[j], t);                                             \
+                total[0] = instance_total_##SUFFIX(log, y, dy, m);                                        \
+                dx_run_##SUFFIX(log, stream, y, dy, dx, total, 0, m);                                     \
                 continue;                                                                                 \
             }                                                                                             \
             channel_totals_##SUFFIX(log, y, dy, total, channels, n);                                      \
-            for (int64_t c = channels - 1; c >= 0; c--)                                                   \
-                for (int64_t j = n - 1; j >= 0; j--)                                                      \
-                    dx[c * n + j] = dx_##SUFFIX(log, y[c * n + j], dy[c * n + j], total[j]);              \
+            for (int64_t c = 0; c < channels; c++)                                                        \
+                dx_run_##SUFFIX(log, stream, y + c * n, dy + c * n, dx + c * n, total, 1, n);             \
         }                                                                                                 \
+    }                                                                                                     \
+    /* every helper above is inlined here with `log` a constant: one loop per algorithm, no blend of both */ \
+    VECTOR_CLONES static void backward_##SUFFIX(int log, int channel, int stream, const T *y, const T *dy, \
+                                                T *dx, T *total, int64_t images, int64_t channels,        \
+                                                int64_t n)                                                \
+    {                                                                                                     \
+        if (log)                                                                                          \
+            images_##SUFFIX(1, channel, stream, y, dy, dx, total, images, channels, n);                   \
+        else                                                                                              \
+            images_##SUFFIX(0, channel, stream, y, dy, dx, total, images, channels, n);                   \
+        fence();                                                                                          \
     }                                                                                                     \
     VECTOR_CLONES static void exp_all_##SUFFIX(const T *x, T *e, int64_t n)                               \
     {                                                                                                     \
@@ -132,16 +209,16 @@ DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0
 DEFINE_SOFTMAX(float, F32)
 DEFINE_SOFTMAX(double, F64)
 
-int opemu_kernel_softmax_backward(int size, int log, int channel, const void *y, const void *dy, void *dx,
-                                  void *total, int64_t images, int64_t channels, int64_t spatial)
+int opemu_kernel_softmax_backward(int size, int log, int channel, int stream, const void *y, const void *dy,
+                                  void *dx, void *total, int64_t images, int64_t channels, int64_t spatial)
 {
     if (channels < 1 || spatial < 1 || (int64_t)(INT64_MAX / channels) < spatial)
         return -1;
     if (size == 4)
-        backward_F32(log, channel, (const float *)y, (const float *)dy, (float *)dx, (float *)total, images,
+        backward_F32(log, channel, stream, (const float *)y, (const float *)dy, (float *)dx, (float *)total, images,
                      channels, spatial);
     else if (size == 8)
-        backward_F64(log, channel, (const double *)y, (const double *)dy, (double *)dx, (double *)total, images,
+        backward_F64(log, channel, stream, (const double *)y, (const double *)dy, (double *)dx, (double *)total, images,
                      channels, spatial);
     else
         return -1;

@@ -148,6 +148,9 @@ class SoftmaxBackward(mcdnn.McdnnOp):
         mcdnn.by_batch(v, run)
 
 
+_STREAM_BYTES = 4 << 20  # a dx this large cannot stay in a core's cache: the kernel streams it to memory
+
+
 def _kernel(log, channel_mode, y, dy, dx):
     """backward() by the C kernel, written into dx; False when the references must run or the arrays are not
     dense compute-type arrays that dx overlaps only as the very same view."""
@@ -157,6 +160,7 @@ def _kernel(log, channel_mode, y, dy, dx):
     n, c = y.shape[0], y.shape[1]
     spatial = y.size // (n * c)
     total = scratch.buffer("softmax totals", (spatial if channel_mode else 1,), y.dtype)
-    return lib.opemu_kernel_softmax_backward(y.itemsize, int(log), int(channel_mode), kernels.address(y),
+    return lib.opemu_kernel_softmax_backward(y.itemsize, int(log), int(channel_mode), int(dx.nbytes >= _STREAM_BYTES),
+                                             kernels.address(y),
                                              kernels.address(dy), kernels.address(dx), kernels.address(total),
                                              n, c, spatial) == 0
