@@ -10,7 +10,7 @@
  * dx:    accurate (dy - total) * y;  log dy - exp(y) * total.
  * exp:   not libm's nor NumPy's (neither is reproducible from the other side) but one written out in
  *        plain operations that python/opemu/ops/mcdnn/softmax_exp.py repeats ufunc by ufunc: t = x clamped
- *        to [LO, HI] (NaN: 0), k = t*log2(e) rounded to an integer by adding and subtracting 1.5*2^mant,
+ *        to [LO, HI] (NaN: LO), k = t*log2(e) rounded to an integer by adding and subtracting 1.5*2^mant,
  *        r = (t - k*ln2_hi) - k*ln2_lo, Horner's e^r (Taylor to degree 7 in float, 13 in double),
  *        times 2^(k>>1), times 2^(k - (k>>1)) (the first product is exact, so subnormal results round
  *        once), and NaN for NaN. */
@@ -43,9 +43,8 @@ static const double EXP_TAYLOR_F64[] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.
     {                                                                                                     \
         const int degree = (int)(sizeof EXP_TAYLOR_##SUFFIX / sizeof(T)) - 1;                             \
         const T round = (T)1.5 * (T)((BITS)1 << MANT);                                                    \
-        T t = x < (T)(LO) ? (T)(LO) : x;                                                                  \
-        t = t > (T)(HI) ? (T)(HI) : t;                                                                    \
-        t = t != t ? (T)0 : t;                                                                            \
+        T t = x > (T)(LO) ? x : (T)(LO); /* NaN too goes to LO */                                          \
+        t = t < (T)(HI) ? t : (T)(HI);                                                                    \
         T v = t * (T)(LOG2E);                                                                             \
         T k = (v + round) - round;                                                                        \
         T r = t - k * (T)(LN2_HI);                                                                        \

@@ -3,7 +3,10 @@
 INSTANCE normalizes over every dimension but N (C, H, W, ... for each image), CHANNEL over C for
 each (n, h, w). FAST is the straightforward exp(x)/Σexp(x) (it overflows where the hardware's does),
 ACCURATE subtracts the maximum first, LOG gives x - max - log Σexp(x - max).
-Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax).
+Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax), by one C
+kernel (csrc/kernels/softmax.c) whose NumPy reference is backward(): sums in a fixed order, and an exp
+both sides compute alike (softmax_exp.py). Layouts other than dense NCHW, fp16/bf16 data and alpha/beta
+go through dense compute-type copies and the same kernel.
 
 Forward BAD_PARAM: a NULL argument, an invalid algorithm or mode, dims or data types of x and y
 that differ. Backward BAD_PARAM (seed): dims of y, dy, dx differ; strides of y and dy differ; data

@@ -5,7 +5,7 @@ the other side; so the softmax backward kernel (csrc/kernels/softmax.c) and its 
 compute this one, operation by operation in the same order, each rounded in the array's type (float32
 or float64):
 
-    t = x clamped to [LO, HI], NaN -> 0
+    t = x clamped to [LO, HI], NaN -> LO
     k = (t * log2(e) + 1.5 * 2**mantissa_bits) - 1.5 * 2**mantissa_bits     (t / ln 2 rounded to an integer)
     r = (t - k * ln2_hi) - k * ln2_lo       (ln2_hi has few bits, so k * ln2_hi is exact)
     p = Horner's e^r on the Taylor coefficients 1/i!, degree 7 (float32) or 13 (float64)
@@ -40,10 +40,8 @@ def exp(x):
     """The exp above of a float32 or float64 array, as a new array."""
     c = CONSTANTS[x.dtype]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        t = np.maximum(x, c.lo)     # NaN stays NaN through maximum and minimum
-        np.minimum(t, c.hi, out=t)
-        nan = np.isnan(t)
-        t[nan] = 0
+        t = np.fmax(x, c.lo)     # NaN too goes to LO (the kernel's x > LO ? x : LO)
+        np.fmin(t, c.hi, out=t)
         k = t * c.log2e
         k += c.round
         k -= c.round
@@ -59,5 +57,6 @@ def exp(x):
         high = ((whole - half + c.bias).astype(c.bits) << c.bits(c.mantissa)).view(c.dtype)
         p *= low
         p *= high
+        nan = np.isnan(x)
         p[nan] = x[nan]
     return p
