@@ -72,8 +72,9 @@ void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n
  * Softmax backward of `images` dense images of `channels` rows by `spatial` elements: dx from y and dy,
  * accurate (log 0) or log (1), over each image (channel 0, the sum in 16 lanes) or down the channels at
  * each position (channel 1); `total` holds `spatial` elements (channel mode) or 1. dx may be y or dy
- * exactly, nothing else they overlap. `stream`: dx by non-temporal stores (outputs larger than cache). Returns 0, or -1 for a size it does not handle or an empty row. */
-int opemu_kernel_softmax_backward(int size, int log, int channel, int stream, const void *y, const void *dy,
+ * exactly, nothing else they overlap. `streaming`: dx by non-temporal stores (outputs larger than
+ * cache). Returns 0, or -1 for a size it does not handle or an empty row. */
+int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
                                   void *dx, void *total, int64_t images, int64_t channels, int64_t spatial);
 /* e[i] = the softmax backward's exp of x[i] (softmax.c says how), n dense elements. */
 int opemu_kernel_softmax_exp(int size, const void *x, void *e, int64_t n);

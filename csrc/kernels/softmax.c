@@ -1,6 +1,6 @@
 /* Softmax backward (python/opemu/ops/mcdnn/softmax.py backward, its reference): images of `channels` dense rows
  * of `spatial` elements, each image in two passes — its sums, then dx — so the second pass finds the image
- * in cache. The second pass computes a chunk of dx into a stack buffer and stores it; with `stream` set
+ * in cache. The second pass computes a chunk of dx into a stack buffer and stores it; with `streaming` set
  * (outputs far larger than a core's cache) by non-temporal stores, which skip reading dx's lines in
  * first and leave the image's y and dy in cache — a quarter less traffic on a memory-bound loop.
  *
@@ -21,6 +21,8 @@
 #endif
 
 #define LANES 16
+/* inlined into each clone (a helper compiled once would be the baseline's SSE2 code) with its constants */
+#define INLINE static inline __attribute__((always_inline))
 #define CHUNK 512 /* elements of dx computed before they are stored */
 
 /* The loops are cloned for AVX-512 and AVX2 (chosen at load time): the exp only vectorises with the
@@ -38,12 +40,12 @@ static const double EXP_TAYLOR_F64[] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.
                                         1.0 / 479001600, 1.0 / 6227020800.0};
 
 /* BITS: the unsigned integer of T's width; MANT, BIAS: its mantissa bits and exponent bias */
-#define DEFINE_EXP(T, BITS, SUFFIX, MANT, BIAS, LO, HI, LOG2E, LN2_HI, LN2_LO)                              \
-    static inline T exp_##SUFFIX(T x)                                                                     \
+#define DEFINE_EXP(T, BITS, SUFFIX, MANT, BIAS, LO, HI, LOG2E, LN2_HI, LN2_LO)                            \
+    INLINE T exp_##SUFFIX(T x)                                                                            \
     {                                                                                                     \
         const int degree = (int)(sizeof EXP_TAYLOR_##SUFFIX / sizeof(T)) - 1;                             \
         const T round = (T)1.5 * (T)((BITS)1 << MANT);                                                    \
-        T t = x > (T)(LO) ? x : (T)(LO); /* NaN too goes to LO */                                          \
+        T t = x > (T)(LO) ? x : (T)(LO); /* NaN too goes to LO */                                         \
         t = t < (T)(HI) ? t : (T)(HI);                                                                    \
         T v = t * (T)(LOG2E);                                                                             \
         T k = (v + round) - round;                                                                        \
@@ -68,29 +70,21 @@ DEFINE_EXP(float, uint32_t, F32, 23, 127, -104.0f, 89.0f, 1.44269504f, 0.6931457
 DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0.6931471803691238,
            1.9082149292705877e-10)
 
-/* Copies n elements to `to` with non-temporal stores where SSE2 has them (16-byte aligned part), and
- * orders them before the kernel returns (another thread may read dx next). */
+/* Copies `bytes` (a whole number of elements) with non-temporal stores where SSE2 has them (the 16-byte
+ * aligned part of `to`); fence() orders them before the kernel returns (another thread may read dx next). */
 #if defined(__SSE2__)
-static void stream_F32(float *to, const float *from, int64_t n)
+static void stream(void *to, const void *from, size_t bytes)
 {
-    int64_t i = 0;
-    for (; i < n && ((uintptr_t)(to + i) & 15); i++)
-        to[i] = from[i];
-    for (; i + 4 <= n; i += 4)
-        _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
-    for (; i < n; i++)
-        to[i] = from[i];
-}
-
-static void stream_F64(double *to, const double *from, int64_t n)
-{
-    int64_t i = 0;
-    for (; i < n && ((uintptr_t)(to + i) & 15); i++)
-        to[i] = from[i];
-    for (; i + 2 <= n; i += 2)
-        _mm_stream_pd(to + i, _mm_loadu_pd(from + i));
-    for (; i < n; i++)
-        to[i] = from[i];
+    char *t = to;
+    const char *f = from;
+    size_t head = (16 - ((uintptr_t)t & 15)) & 15;
+    if (head > bytes)
+        head = bytes;
+    memcpy(t, f, head);
+    size_t i = head;
+    for (; i + 16 <= bytes; i += 16)
+        _mm_stream_si128((__m128i *)(t + i), _mm_loadu_si128((const __m128i *)(f + i)));
+    memcpy(t + i, f + i, bytes - i);
 }
 
 static void fence(void)
@@ -98,14 +92,9 @@ static void fence(void)
     _mm_sfence();
 }
 #else
-static void stream_F32(float *to, const float *from, int64_t n)
+static void stream(void *to, const void *from, size_t bytes)
 {
-    memcpy(to, from, (size_t)n * sizeof *to);
-}
-
-static void stream_F64(double *to, const double *from, int64_t n)
-{
-    memcpy(to, from, (size_t)n * sizeof *to);
+    memcpy(to, from, bytes);
 }
 
 static void fence(void)
@@ -114,7 +103,7 @@ static void fence(void)
 #endif
 
 #define DEFINE_SOFTMAX(T, SUFFIX)                                                                         \
-    static inline __attribute__((always_inline)) T instance_total_##SUFFIX(int log, const T *y, const T *dy, int64_t m)                         \
+    INLINE T instance_total_##SUFFIX(int log, const T *y, const T *dy, int64_t m)                         \
     {                                                                                                     \
         T lane[LANES];                                                                                    \
         for (int k = 0; k < LANES; k++)                                                                   \
@@ -135,7 +124,7 @@ static void fence(void)
             total = total + lane[k];                                                                      \
         return total;                                                                                     \
     }                                                                                                     \
-    static inline __attribute__((always_inline)) void channel_totals_##SUFFIX(int log, const T *y, const T *dy, T *total, int64_t channels,    \
+    INLINE void channel_totals_##SUFFIX(int log, const T *y, const T *dy, T *total, int64_t channels,     \
                                         int64_t n)                                                        \
     {                                                                                                     \
         for (int64_t j = 0; j < n; j++)                                                                   \
@@ -146,7 +135,7 @@ static void fence(void)
                 total[j] = total[j] + p;                                                                  \
             }                                                                                             \
     }                                                                                                     \
-    static inline __attribute__((always_inline)) T dx_##SUFFIX(int log, T y, T dy, T total)                                              \
+    INLINE T dx_##SUFFIX(int log, T y, T dy, T total)                                                     \
     {                                                                                                     \
         if (log) {                                                                                        \
             T g = exp_##SUFFIX(y) * total;                                                                \
@@ -155,48 +144,45 @@ static void fence(void)
         T g = dy - total;                                                                                 \
         return g * y;                                                                                     \
     }                                                                                                     \
-    /* dx of n elements: the row's totals (step 1) or the image's one (step 0); inlined with step constant */ \
-    static inline __attribute__((always_inline)) void dx_run_##SUFFIX(int log, int stream, const T *y,     \
-                                                                      const T *dy, T *dx, const T *total, \
-                                                                      int64_t step, int64_t n)            \
+    /* dx of n elements from the row's totals (step 1) or the image's one (step 0), chunk by chunk */      \
+    INLINE void dx_run_##SUFFIX(int log, int streaming, const T *y, const T *dy, T *dx, const T *total,   \
+                                int64_t step, int64_t n)                                                  \
     {                                                                                                     \
         T chunk[CHUNK];                                                                                   \
         for (int64_t lo = 0; lo < n; lo += CHUNK) {                                                       \
             const int64_t count = n - lo < CHUNK ? n - lo : CHUNK;                                        \
             for (int64_t j = 0; j < count; j++)                                                           \
                 chunk[j] = dx_##SUFFIX(log, y[lo + j], dy[lo + j], total[(lo + j) * step]);               \
-            if (stream)                                                                                   \
-                stream_##SUFFIX(dx + lo, chunk, count);                                                   \
+            if (streaming)                                                                                \
+                stream(dx + lo, chunk, (size_t)count * sizeof(T));                                        \
             else                                                                                          \
                 memcpy(dx + lo, chunk, (size_t)count * sizeof(T));                                        \
         }                                                                                                 \
     }                                                                                                     \
-    static inline __attribute__((always_inline)) void images_##SUFFIX(int log, int channel, int stream,     \
-                                                                      const T *y, const T *dy, T *dx,     \
-                                                                      T *total, int64_t images,           \
-                                                                      int64_t channels, int64_t n)        \
+    INLINE void images_##SUFFIX(int log, int channel, int streaming, const T *y, const T *dy, T *dx,      \
+                                T *total, int64_t images, int64_t channels, int64_t n)                    \
     {                                                                                                     \
         const int64_t m = channels * n;                                                                   \
         for (int64_t i = 0; i < images; i++, y += m, dy += m, dx += m) {                                  \
             if (!channel) {                                                                               \
                 total[0] = instance_total_##SUFFIX(log, y, dy, m);                                        \
-                dx_run_##SUFFIX(log, stream, y, dy, dx, total, 0, m);                                     \
+                dx_run_##SUFFIX(log, streaming, y, dy, dx, total, 0, m);                                  \
                 continue;                                                                                 \
             }                                                                                             \
             channel_totals_##SUFFIX(log, y, dy, total, channels, n);                                      \
             for (int64_t c = 0; c < channels; c++)                                                        \
-                dx_run_##SUFFIX(log, stream, y + c * n, dy + c * n, dx + c * n, total, 1, n);             \
+                dx_run_##SUFFIX(log, streaming, y + c * n, dy + c * n, dx + c * n, total, 1, n);          \
         }                                                                                                 \
     }                                                                                                     \
-    /* every helper above is inlined here with `log` a constant: one loop per algorithm, no blend of both */ \
-    VECTOR_CLONES static void backward_##SUFFIX(int log, int channel, int stream, const T *y, const T *dy, \
+    /* the helpers inlined with `log` a constant: a loop per algorithm, not both blended in one */        \
+    VECTOR_CLONES static void backward_##SUFFIX(int log, int channel, int streaming, const T *y, const T *dy, \
                                                 T *dx, T *total, int64_t images, int64_t channels,        \
                                                 int64_t n)                                                \
     {                                                                                                     \
         if (log)                                                                                          \
-            images_##SUFFIX(1, channel, stream, y, dy, dx, total, images, channels, n);                   \
+            images_##SUFFIX(1, channel, streaming, y, dy, dx, total, images, channels, n);                \
         else                                                                                              \
-            images_##SUFFIX(0, channel, stream, y, dy, dx, total, images, channels, n);                   \
+            images_##SUFFIX(0, channel, streaming, y, dy, dx, total, images, channels, n);                \
         fence();                                                                                          \
     }                                                                                                     \
     VECTOR_CLONES static void exp_all_##SUFFIX(const T *x, T *e, int64_t n)                               \
@@ -208,17 +194,17 @@ static void fence(void)
 DEFINE_SOFTMAX(float, F32)
 DEFINE_SOFTMAX(double, F64)
 
-int opemu_kernel_softmax_backward(int size, int log, int channel, int stream, const void *y, const void *dy,
+int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
                                   void *dx, void *total, int64_t images, int64_t channels, int64_t spatial)
 {
     if (channels < 1 || spatial < 1 || (int64_t)(INT64_MAX / channels) < spatial)
         return -1;
     if (size == 4)
-        backward_F32(log, channel, stream, (const float *)y, (const float *)dy, (float *)dx, (float *)total, images,
-                     channels, spatial);
+        backward_F32(log, channel, streaming, (const float *)y, (const float *)dy, (float *)dx, (float *)total,
+                     images, channels, spatial);
     else if (size == 8)
-        backward_F64(log, channel, stream, (const double *)y, (const double *)dy, (double *)dx, (double *)total, images,
-                     channels, spatial);
+        backward_F64(log, channel, streaming, (const double *)y, (const double *)dy, (double *)dx, (double *)total,
+                     images, channels, spatial);
     else
         return -1;
     return 0;
