@@ -29,6 +29,9 @@
  * conversions and blends those have. Clones run the same operations; -ffp-contract=off keeps FMA out. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+/* Without it GCC keeps the exp's selects as branches under AVX2 (a compare may raise a flag it must not
+ * speculate); it changes no value (no reassociation, no contraction), and no caller reads the flags. */
+#pragma GCC optimize("no-trapping-math")
 #else
 #define VECTOR_CLONES
 #endif
