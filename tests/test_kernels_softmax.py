@@ -48,6 +48,17 @@ def test_exp_is_bit_identical_to_its_reference(lib, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+def test_exp_of_chunks_inside_the_normal_range_is_bit_identical(lib, dtype):
+    """Chunks whose every x keeps exp(x) normal take the kernel's shorter loop (one scaling): the same bits,
+    up to both ends of that range."""
+    lo, hi = (-87.0, 88.0) if dtype == np.float32 else (-708.0, 709.0)
+    ends = np.array([lo, hi, np.nextafter(dtype(lo), 0), np.nextafter(dtype(hi), 0)], dtype)
+    x = np.concatenate([np.resize(ends, 512), np.linspace(lo, hi, 4096, dtype=dtype),
+                        np.linspace(lo, lo + 2, 1500, dtype=dtype), np.linspace(hi - 2, hi, 1500, dtype=dtype)])
+    assert_same_bits(c_exp(lib, x), softmax_exp.exp(x))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
 def test_exp_is_within_two_ulp_of_exp(dtype):
     x = exp_arguments(dtype)
     x = x[np.isfinite(x)]

@@ -42,35 +42,65 @@ static const double EXP_TAYLOR_F64[] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.
                                         1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800,
                                         1.0 / 479001600, 1.0 / 6227020800.0};
 
-/* BITS: the unsigned integer of T's width; MANT, BIAS: its mantissa bits and exponent bias */
-#define DEFINE_EXP(T, BITS, SUFFIX, MANT, BIAS, LO, HI, LOG2E, LN2_HI, LN2_LO)                            \
-    INLINE T exp_##SUFFIX(T x)                                                                            \
+/* BITS: the unsigned integer of T's width; MANT, BIAS: its mantissa bits and exponent bias; [NORMAL_LO,
+ * NORMAL_HI]: where neither clamp acts and 2^k is one normal number, so exp_normal gives exp's bits: p * 2^k
+ * rounds once, as (p * 2^(k>>1)) * 2^(k-(k>>1)) does when its first product is exact. */
+#define DEFINE_EXP(T, BITS, SUFFIX, MANT, BIAS, LO, HI, NORMAL_LO, NORMAL_HI, LOG2E, LN2_HI, LN2_LO)        \
+    /* Horner's e^r of t's reduced argument; k: t / ln 2 rounded to an integer */                         \
+    INLINE T exp_core_##SUFFIX(T t, T *k)                                                                 \
     {                                                                                                     \
         const int degree = (int)(sizeof EXP_TAYLOR_##SUFFIX / sizeof(T)) - 1;                             \
         const T round = (T)1.5 * (T)((BITS)1 << MANT);                                                    \
-        T t = x > (T)(LO) ? x : (T)(LO); /* NaN too goes to LO */                                         \
-        t = t < (T)(HI) ? t : (T)(HI);                                                                    \
         T v = t * (T)(LOG2E);                                                                             \
-        T k = (v + round) - round;                                                                        \
-        T r = t - k * (T)(LN2_HI);                                                                        \
-        r = r - k * (T)(LN2_LO);                                                                          \
+        *k = (v + round) - round;                                                                         \
+        T r = t - *k * (T)(LN2_HI);                                                                       \
+        r = r - *k * (T)(LN2_LO);                                                                         \
         T p = EXP_TAYLOR_##SUFFIX[degree];                                                                \
         for (int i = degree - 1; i >= 0; i--) {                                                           \
             p = p * r;                                                                                    \
             p = p + EXP_TAYLOR_##SUFFIX[i];                                                               \
         }                                                                                                 \
+        return p;                                                                                         \
+    }                                                                                                     \
+    INLINE T power_of_two_##SUFFIX(int32_t k)                                                             \
+    {                                                                                                     \
+        BITS bits = (BITS)(k + (BIAS)) << (MANT);                                                         \
+        T scale;                                                                                          \
+        memcpy(&scale, &bits, sizeof scale);                                                              \
+        return scale;                                                                                     \
+    }                                                                                                     \
+    INLINE T exp_##SUFFIX(T x)                                                                            \
+    {                                                                                                     \
+        T t = x > (T)(LO) ? x : (T)(LO); /* NaN too goes to LO */                                         \
+        t = t < (T)(HI) ? t : (T)(HI);                                                                    \
+        T k, p = exp_core_##SUFFIX(t, &k);                                                                \
         int32_t whole = (int32_t)k, half = whole >> 1;                                                    \
-        BITS low = (BITS)(half + (BIAS)) << (MANT), high = (BITS)(whole - half + (BIAS)) << (MANT);       \
-        T low_scale, high_scale;                                                                          \
-        memcpy(&low_scale, &low, sizeof low_scale);                                                       \
-        memcpy(&high_scale, &high, sizeof high_scale);                                                    \
-        T e = p * low_scale;                                                                              \
-        e = e * high_scale;                                                                               \
+        T e = p * power_of_two_##SUFFIX(half);                                                            \
+        e = e * power_of_two_##SUFFIX(whole - half);                                                      \
         return x != x ? x : e;                                                                            \
+    }                                                                                                     \
+    INLINE T exp_normal_##SUFFIX(T x)                                                                     \
+    {                                                                                                     \
+        T k, p = exp_core_##SUFFIX(x, &k);                                                                \
+        return p * power_of_two_##SUFFIX((int32_t)k);                                                     \
+    }                                                                                                     \
+    /* e = exp(x) of n <= CHUNK elements: exp_normal's shorter loop when all of them allow it */          \
+    INLINE void exps_##SUFFIX(const T *x, T *e, int64_t n)                                                \
+    {                                                                                                     \
+        int normal = 1;                                                                                   \
+        for (int64_t i = 0; i < n; i++)                                                                   \
+            normal &= (x[i] >= (T)(NORMAL_LO)) & (x[i] <= (T)(NORMAL_HI));                                \
+        if (normal)                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                               \
+                e[i] = exp_normal_##SUFFIX(x[i]);                                                         \
+        else                                                                                              \
+            for (int64_t i = 0; i < n; i++)                                                               \
+                e[i] = exp_##SUFFIX(x[i]);                                                                \
     }
 
-DEFINE_EXP(float, uint32_t, F32, 23, 127, -104.0f, 89.0f, 1.44269504f, 0.693145751953125f, 1.428606765330187e-06f)
-DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, 1.4426950408889634, 0.6931471803691238,
+DEFINE_EXP(float, uint32_t, F32, 23, 127, -104.0f, 89.0f, -87.0f, 88.0f, 1.44269504f, 0.693145751953125f,
+           1.428606765330187e-06f)
+DEFINE_EXP(double, uint64_t, F64, 52, 1023, -746.0, 710.0, -708.0, 709.0, 1.4426950408889634, 0.6931471803691238,
            1.9082149292705877e-10)
 
 /* Copies `bytes` (a whole number of elements) with non-temporal stores where SSE2 has them (the 16-byte
@@ -138,15 +168,6 @@ static void fence(void)
                 total[j] = total[j] + p;                                                                  \
             }                                                                                             \
     }                                                                                                     \
-    INLINE T dx_##SUFFIX(int log, T y, T dy, T total)                                                     \
-    {                                                                                                     \
-        if (log) {                                                                                        \
-            T g = exp_##SUFFIX(y) * total;                                                                \
-            return dy - g;                                                                                \
-        }                                                                                                 \
-        T g = dy - total;                                                                                 \
-        return g * y;                                                                                     \
-    }                                                                                                     \
     /* dx of n elements from the row's totals (step 1) or the image's one (step 0), chunk by chunk */      \
     INLINE void dx_run_##SUFFIX(int log, int streaming, const T *y, const T *dy, T *dx, const T *total,   \
                                 int64_t step, int64_t n)                                                  \
@@ -154,8 +175,17 @@ static void fence(void)
         T chunk[CHUNK];                                                                                   \
         for (int64_t lo = 0; lo < n; lo += CHUNK) {                                                       \
             const int64_t count = n - lo < CHUNK ? n - lo : CHUNK;                                        \
-            for (int64_t j = 0; j < count; j++)                                                           \
-                chunk[j] = dx_##SUFFIX(log, y[lo + j], dy[lo + j], total[(lo + j) * step]);               \
+            if (log) {                                                                                    \
+                exps_##SUFFIX(y + lo, chunk, count);                                                      \
+                for (int64_t j = 0; j < count; j++) {                                                     \
+                    T g = chunk[j] * total[(lo + j) * step];                                              \
+                    chunk[j] = dy[lo + j] - g;                                                            \
+                }                                                                                         \
+            } else                                                                                        \
+                for (int64_t j = 0; j < count; j++) {                                                     \
+                    T g = dy[lo + j] - total[(lo + j) * step];                                            \
+                    chunk[j] = g * y[lo + j];                                                             \
+                }                                                                                         \
             if (streaming)                                                                                \
                 stream(dx + lo, chunk, (size_t)count * sizeof(T));                                        \
             else                                                                                          \
@@ -190,8 +220,8 @@ static void fence(void)
     }                                                                                                     \
     VECTOR_CLONES static void exp_all_##SUFFIX(const T *x, T *e, int64_t n)                               \
     {                                                                                                     \
-        for (int64_t i = 0; i < n; i++)                                                                   \
-            e[i] = exp_##SUFFIX(x[i]);                                                                    \
+        for (int64_t lo = 0; lo < n; lo += CHUNK)                                                         \
+            exps_##SUFFIX(x + lo, e + lo, n - lo < CHUNK ? n - lo : CHUNK);                               \
     }
 
 DEFINE_SOFTMAX(float, F32)
