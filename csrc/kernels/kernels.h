@@ -68,6 +68,18 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
+/* Row sums: out[r] = np.add.reduce(row r) bit for bit (NumPy's pairwise summation, csrc/kernels/reduce.c),
+ * rows of `cols` dense elements `row_stride` elements apart. Returns 0, or -1 for a size it does not handle. */
+int opemu_kernel_row_sum(int size, const void *x, int64_t row_stride, int64_t rows, int64_t cols, void *out);
+
+/* EmbeddingDenseBackward's sums of fp32 grad rows (csrc/kernels/segments.c): segment s is the `lengths[s]`
+ * rows order[starts[s]…], summed into out row targets[s] (out_stride elements apart), scaled by 1/length
+ * when `scale`. `part` holds `dim` floats of scratch. Returns 0, or -1 for a bad size. */
+int opemu_kernel_segment_sums(const float *rows, int64_t row_stride, int64_t dim, const int64_t *order,
+                              const int64_t *starts, const int64_t *lengths, const int64_t *targets, int64_t segments,
+                              int scale, int64_t long_segment, int64_t block_rows, float *out, int64_t out_stride,
+                              float *part);
+
 /* ---- mcDNN softmax (csrc/kernels/softmax.c) ----
  * Softmax backward of `images` dense images of `channels` rows by `spatial` elements: dx from y and dy,
  * accurate (log 0) or log (1), over each image (channel 0, the sum in 16 lanes) or down the channels at

@@ -130,6 +130,13 @@ def write(out, result, alpha, beta):
     out[...] = result
 
 
+def write_split(out, result, alpha, beta):
+    """write() of (N, C, …) arrays in slices of C on the pool's threads (elementwise: the same bits)."""
+    def part(lo, hi):
+        write(out[:, lo:hi], result[:, lo:hi], alpha, beta)
+    parallel.split(out.shape[1], part, worth=out.size >= _PARALLEL_MIN)
+
+
 BLOCK = 1 << 15  # elements per block of an element-wise kernel: its temporaries stay in cache
 
 

@@ -8,10 +8,11 @@ import threading
 
 import numpy as np
 
-from opemu.core import parallel
+from opemu.core import kernels, parallel
 
 BLOCK_BYTES = 256 << 10   # one block's fp32 working set: well inside a core's L2
 PARALLEL_MIN = 1 << 16    # elements below which threads cost more than they save
+KERNEL_MIN = 1 << 10      # elements below which NumPy's call costs less than reaching a C kernel
 
 
 def as_rows(view, trailing):
@@ -27,10 +28,14 @@ def as_rows(view, trailing):
         return None
 
 
-def each_block(rows, cols, function):
-    """function(lo, hi) over blocks of rows, on the kernel threads when the work is large enough."""
+def each_block(rows, cols, function, one_pass=False):
+    """function(lo, hi) over blocks of rows, on the kernel threads when the work is large enough. A
+    `one_pass` function reads each element once (no block to keep in cache): one block per thread."""
     if rows * cols < PARALLEL_MIN and 4 * cols * rows <= BLOCK_BYTES:
         function(0, rows)  # one block: the tiny calls' common case, without the dealing
+        return
+    if one_pass:
+        parallel.split(rows, function, worth=rows * cols >= PARALLEL_MIN)
         return
     per_block = max(1, BLOCK_BYTES // (4 * max(cols, 1)))
     blocks = [(lo, min(lo + per_block, rows)) for lo in range(0, rows, per_block)]
@@ -54,6 +59,18 @@ def scratch(rows, cols, slot=0):
     if buffer is None or buffer.size < need:
         buffer = buffers[slot] = np.empty(max(need, BLOCK_BYTES // 4), np.float32)
     return buffer[:need].reshape(rows, cols)
+
+
+def row_sums(block):
+    """np.add.reduce(block, axis=1) of an fp32 block: the C kernel (NumPy's pairwise sums, its bits) when
+    there is one and the rows are dense."""
+    lib = kernels.lib() if block.size >= KERNEL_MIN else None
+    if lib is None or block.strides[1] != 4 or block.strides[0] % 4:
+        return np.add.reduce(block, axis=1, dtype=np.float32)
+    sums = np.empty(block.shape[0], np.float32)
+    lib.opemu_kernel_row_sum(4, kernels.strided_address(block), block.strides[0] // 4, block.shape[0], block.shape[1],
+                             kernels.address(sums))
+    return sums
 
 
 def in_fp32(block, slot=0):

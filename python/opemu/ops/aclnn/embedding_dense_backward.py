@@ -32,7 +32,7 @@ import functools
 
 import numpy as np
 
-from opemu.core import checks, device, dtypes, parallel, status
+from opemu.core import checks, device, dtypes, kernels, parallel, status
 from opemu.core.op import AclnnOp, soc_is_a2_a3
 from opemu.ops.aclnn import _products
 
@@ -149,6 +149,8 @@ def _accumulate(rows, index, order, out, scale):
     untouched = np.ones(out.shape[0], bool)
     untouched[targets] = False
     out[untouched] = 0
+    if _segment_kernel(rows, order, starts, lengths, targets, out, scale):
+        return
     by_length = np.argsort(lengths, kind="stable")
     values, firsts = np.unique(lengths[by_length], return_index=True)
     bounds = np.append(firsts, by_length.size)
@@ -176,6 +178,32 @@ def _accumulate_small(rows, keys, out, scale):
         repeated = counts > 1
         total[repeated] *= (np.float32(1) / counts[repeated].astype(np.float32))[:, None]
     out[...] = total
+
+
+def _segment_kernel(rows, order, starts, lengths, targets, out, scale):
+    """The segment sums by the C kernel (csrc/kernels/segments.c, _sum_segments' bits), segments dealt to the
+    threads in runs of about equal rows; False when the kernel does not take these arrays."""
+    lib = kernels.lib()
+    dense = all(a.dtype == np.float32 and a.strides[1] == 4 and a.strides[0] % 4 == 0 for a in (rows, out))
+    if lib is None or not dense:
+        return False
+    order, starts, lengths, targets = (np.ascontiguousarray(a, np.int64) for a in (order, starts, lengths, targets))
+    ends = np.cumsum(lengths)
+    parts = parallel.WORKERS if rows.shape[1] * order.size >= (1 << 18) else 1
+    bounds = sorted({0, starts.size} | set(np.searchsorted(ends, [order.size * i // parts for i in range(1, parts)],
+                                                           side="right").tolist()))
+    rows_address, out_address = kernels.strided_address(rows), kernels.strided_address(out)
+    pointer = kernels.int64_pointer
+
+    def run(lo, hi):
+        part = np.empty(rows.shape[1], np.float32)
+        lib.opemu_kernel_segment_sums(device.ffi.cast("float *", rows_address), rows.strides[0] // 4, rows.shape[1],
+                                      pointer(order), pointer(starts[lo:hi]), pointer(lengths[lo:hi]),
+                                      pointer(targets[lo:hi]), hi - lo, int(scale), LONG_SEGMENT, BLOCK_ROWS,
+                                      device.ffi.cast("float *", out_address), out.strides[0] // 4,
+                                      device.ffi.cast("float *", kernels.address(part)))
+    parallel.run(run, list(zip(bounds, bounds[1:])), parallel=parts > 1)
+    return True
 
 
 def _sum_segments(rows, order, starts, length, targets, out, scale):

@@ -24,7 +24,7 @@ Accumulation follows that fixed order, so results are deterministic.
 """
 import numpy as np
 
-from opemu.core import checks, dtypes, gemm, rounding, status
+from opemu.core import blas, checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp, soc
 from opemu.core.workspace import Layout
 from opemu.ops.aclnn import _vocab_parallel as vp
@@ -137,7 +137,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
                 r1 = min(bt, r0 + block)
                 g = s["g"][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
                 if softmax is None:
-                    gemm.product(g, x[r0:r1], w.T)
+                    blas.product(g, x[r0:r1], w.T)
                 for s0 in range(r0, r1, SLAB_ROWS):
                     s1 = min(r1, s0 + SLAB_ROWS)
                     slab = g[s0 - r0:s1 - r0]
@@ -153,7 +153,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
                         np.multiply(softmax[s0:s1, c0:c1], grad[s0:s1, None], out=slab)
                         slab[rows - s0, columns - c0] = (softmax[rows, columns] - np.float32(1)) * grad[rows]
                     rounding.round_in_place(slab, half, s["round"][:slab.size].reshape(slab.shape))
-                gemm.product(dx[r0:r1], g, w, accumulate=True)
-                gemm.product(dw, g.T, x[r0:r1], accumulate=True)
+                blas.product(dx[r0:r1], g, w, accumulate=True)
+                blas.product(dw, g.T, x[r0:r1], accumulate=True)
             np.copyto(v["weightGradOut"][c0:c1], dw, casting="unsafe")
         np.copyto(v["inputGradOut"], dx, casting="unsafe")

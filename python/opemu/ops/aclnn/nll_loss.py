@@ -91,12 +91,18 @@ def _targets(target, classes, ignore, op, validated):
     the kernel traps on a kept class outside [0, C) (the 950's), else its accesses go where it
     points. `what` is None when every kept class is inside."""
     flat = np.asarray(target.reshape(-1), np.int64)   # no copy when it is int64 already
-    kept = np.flatnonzero(flat != ignore)
-    t = flat[kept]
-    if not t.size:
-        return kept, t, None
-    # a few targets: Python's min and max beat two NumPy reductions' call cost
-    low, high = (min(listed := t.tolist()), max(listed)) if t.size <= 64 else (int(t.min()), int(t.max()))
+    if flat.size <= 64 and ignore not in (listed := flat.tolist()):
+        # a few targets, none ignored (the usual case): Python's min and max beat NumPy's call costs
+        kept, t = _positions(flat.size), flat.copy()   # a copy, as a gather makes: out may alias target
+        if not listed:
+            return kept, t, None
+        low, high = min(listed), max(listed)
+    else:
+        kept = np.flatnonzero(flat != ignore)
+        t = flat[kept]
+        if not t.size:
+            return kept, t, None
+        low, high = int(t.min()), int(t.max())
     if low >= 0 and high < classes:
         return kept, t, None
     bad = int(kept[np.flatnonzero((t < 0) | (t >= classes))[0]])
@@ -105,6 +111,14 @@ def _targets(target, classes, ignore, op, validated):
     if validated:
         raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"], what)
     return kept, t, what
+
+
+@functools.lru_cache(maxsize=64)
+def _positions(count):
+    """0..count-1, read-only (shared by the calls that keep every position)."""
+    positions = np.arange(count)
+    positions.flags.writeable = False
+    return positions
 
 
 def _gather(view, coordinates, what):

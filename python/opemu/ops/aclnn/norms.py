@@ -98,7 +98,7 @@ def _mean_square(block):
     if cols >= DOT_MIN:
         sums = np.matmul(block[:, None, :], block[:, :, None]).reshape(rows)
     else:
-        sums = np.add.reduce(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3)), axis=1, dtype=np.float32)
+        sums = _rowwise.row_sums(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3)))
     return sums / np.float32(cols)
 
 
@@ -186,7 +186,7 @@ class LayerNorm(AclnnOp):
 
         def block(lo, hi):
             xb = _rowwise.in_fp32(x[lo:hi], 1)
-            mean = np.add.reduce(xb, axis=1, dtype=np.float32) / np.float32(cols)
+            mean = _rowwise.row_sums(xb) / np.float32(cols)
             centred = np.subtract(xb, mean[:, None], out=_rowwise.scratch(hi - lo, cols, 2))
             inverse = 1 / np.sqrt(_mean_square(centred) + epsilon, dtype=np.float32)
             for name, value in (("meanOutOptional", mean), ("rstdOutOptional", inverse)):

@@ -73,7 +73,7 @@ class Reduction(AclnnOp):
         def block(lo, hi):
             P.store(result.rows[0, lo:hi], self.row_kernel(_rowwise.in_fp32(rows[lo:hi])))
 
-        _rowwise.each_block(rows.shape[0], rows.shape[1], block)
+        _rowwise.each_block(rows.shape[0], rows.shape[1], block, one_pass=rows.dtype == np.float32)
         result.finish()
 
     row_kernel = None     # (fp32 block of rows) → per-row fp32 result, for trailing-axis reductions
@@ -106,7 +106,7 @@ class ReduceSum(Reduction):
     name = "aclnnReduceSum"
     axes, keep, dtype_param, allowed = "dims", "keepDims", "dtype", staticmethod(SUMMABLE)
     not_null = ("self", "dims", "out")
-    row_kernel = staticmethod(lambda block: np.add.reduce(block, axis=1, dtype=np.float32))
+    row_kernel = staticmethod(lambda block: _rowwise.row_sums(block))
 
     def reduce(self, a, x, out):
         return np.sum(x, axis=a.axes, dtype=_accumulator(out.dtype), keepdims=a.keep)
@@ -115,7 +115,7 @@ class ReduceSum(Reduction):
 class Mean(Reduction):
     name = "aclnnMean"
     axes, keep, dtype_param, allowed = "dim", "keepDim", "dtype", staticmethod(MEANABLE)
-    row_kernel = staticmethod(lambda block: np.mean(block, axis=1, dtype=np.float32))
+    row_kernel = staticmethod(lambda block: _rowwise.row_sums(block) / np.float32(block.shape[1]))
 
     def reduce(self, a, x, out):
         return np.mean(x, axis=a.axes, dtype=_accumulator(out.dtype), keepdims=a.keep)

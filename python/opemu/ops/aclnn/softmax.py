@@ -25,10 +25,10 @@ def softmax_rows(x, out, log, self_dtype):
         np.subtract(xb, np.maximum.reduce(xb, axis=1, keepdims=True), out=work)
         if log:
             exps = np.exp(work, out=_rowwise.scratch(hi - lo, x.shape[1], 2))
-            work -= np.log(np.add.reduce(exps, axis=1, keepdims=True))
+            work -= np.log(_rowwise.row_sums(exps))[:, None]
         else:
             np.exp(work, out=work)
-            work *= 1 / np.add.reduce(work, axis=1, keepdims=True)
+            work *= 1 / _rowwise.row_sums(work)[:, None]
         if not direct:
             P.store(out[lo:hi], work if out.dtype == self_dtype else work.astype(self_dtype))
 

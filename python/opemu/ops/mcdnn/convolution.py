@@ -46,7 +46,8 @@ _COMPUTE_TYPES = {FLOAT: (FLOAT,), HALF: (HALF, FLOAT), BF16: (FLOAT,), DOUBLE: 
 class Family:
     """One direction's algorithms: which opemu emulates, which keep their scratch in the workspace."""
 
-    def __init__(self, enum_values, implicit, explicit, prefix):
+    def __init__(self, enum_values, implicit, explicit, prefix, filter_gradient=False):
+        self.filter_gradient = filter_gradient
         self.count = enum_values[prefix + "COUNT"]
         self.implicit = {enum_values[prefix + n] for n in implicit}
         self.explicit = {enum_values[prefix + n] for n in explicit}
@@ -60,7 +61,11 @@ class Family:
                                       % self.names[algo])
 
     def workspace(self, algo, g, ct):
-        return kernel.scratch_bytes(g, ct) if algo in self.explicit else 0
+        return kernel.scratch_bytes(g, ct, self.filter_gradient) if algo in self.explicit else 0
+
+    def scratch(self, g, ct, workspace):
+        """The chunk buffers of this direction, carved from `workspace` (None: host memory)."""
+        return kernel.Scratch(g, ct, workspace, self.filter_gradient)
 
     def heuristic_order(self):
         """Emulated algorithms first, the workspace-free ones before the others, then the rest."""
@@ -70,7 +75,7 @@ class Family:
 
 FORWARD = Family(FWD, ("IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM"), ("GEMM",), "MCDNN_CONVOLUTION_FWD_ALGO_")
 BACKWARD_DATA = Family(BWD_DATA, ("0",), ("1",), "MCDNN_CONVOLUTION_BWD_DATA_ALGO_")
-BACKWARD_FILTER = Family(BWD_FILTER, ("0",), ("1", "3"), "MCDNN_CONVOLUTION_BWD_FILTER_ALGO_")
+BACKWARD_FILTER = Family(BWD_FILTER, ("0",), ("1", "3"), "MCDNN_CONVOLUTION_BWD_FILTER_ALGO_", filter_gradient=True)
 
 
 # ---- checks ----
@@ -103,7 +108,7 @@ def configuration(x, w, y, conv, y_name="yDesc"):
     expected = (x.shape[0], w.shape[0]) + g.out
     if y.shape != expected:
         raise mcdnn.bad_param("%s has dims %s, the convolution gives %s" % (y_name, list(y.shape), list(expected)))
-    scratch = kernel.scratch_bytes(g, x.compute_dtype)
+    scratch = max(kernel.scratch_bytes(g, x.compute_dtype, filter_gradient) for filter_gradient in (False, True))
     if scratch > _SCRATCH_LIMIT:   # opemu pads the input whole; the device's implicit GEMM needs no such buffer
         raise mcdnn.not_supported("opemu computes convolutions on the padded input: this one's scratch for one "
                                   "image, %d bytes, is more than half of this host's memory" % scratch)
@@ -125,9 +130,8 @@ def _scaling(a, names, tensor):
     return [mcdnn.scaling(getattr(a, n), tensor, n) for n in names]
 
 
-def _scratch(v, g, ct):
-    ws = v.get("workSpace") if v else None
-    return kernel.Scratch(g, ct, ws)
+def _scratch(v, family, g, ct):
+    return family.scratch(g, ct, v.get("workSpace") if v else None)
 
 
 # ---- the three directions, on NumPy arrays (the routines' views, or Find's own buffers) ----
@@ -151,7 +155,7 @@ def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     scratch = kernel.backward_data_scratch(wmat, g, scratch)
     for lo, hi in kernel.chunks(g, scratch):
         result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch)
-        mcdnn.write(dx[lo:hi], np.array(result), alpha, beta)
+        mcdnn.write_split(dx[lo:hi], result, alpha, beta)
 
 
 def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
@@ -162,7 +166,7 @@ def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
 
 
 def _plain_forward(x, w, y, g, ct, conv, code, scratch):
-    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write(y_chunk, acc, 1.0, 0.0))
+    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, 1.0, 0.0))
 
 
 def _plain_backward_data(w, dy, dx, g, ct, conv, code, scratch):
@@ -220,7 +224,7 @@ class ConvolutionForward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         forward(v["x"], v["w"], v["y"], a.geometry, a.ct, a.convDesc, a.xDesc.dtype_code,
-                _scratch(v, a.geometry, a.ct), lambda y_chunk, acc, lo: mcdnn.write(y_chunk, acc, a.alpha_value, a.beta_value))
+                _scratch(v, FORWARD, a.geometry, a.ct), lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, a.alpha_value, a.beta_value))
 
 
 class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
@@ -263,7 +267,7 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
             if relu:
                 np.maximum(acc, 0, out=acc)
             y_chunk[...] = acc
-        forward(v["x"], v["w"], v["y"], a.geometry, ct, a.convDesc, a.xDesc.dtype_code, _scratch(v, a.geometry, ct),
+        forward(v["x"], v["w"], v["y"], a.geometry, ct, a.convDesc, a.xDesc.dtype_code, _scratch(v, FORWARD, a.geometry, ct),
                 emit)
 
 
@@ -280,7 +284,7 @@ class ConvolutionBackwardData(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         backward_data(v["w"], v["dy"], v["dx"], a.geometry, a.ct, a.convDesc, a.dxDesc.dtype_code,
-                      _scratch(v, a.geometry, a.ct), a.alpha_value, a.beta_value)
+                      _scratch(v, BACKWARD_DATA, a.geometry, a.ct), a.alpha_value, a.beta_value)
 
 
 class ConvolutionBackwardFilter(mcdnn.McdnnOp):
@@ -296,7 +300,7 @@ class ConvolutionBackwardFilter(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         backward_filter(v["x"], v["dy"], v["dw"], a.geometry, a.ct, a.convDesc, a.xDesc.dtype_code,
-                        _scratch(v, a.geometry, a.ct), a.alpha_value, a.beta_value)
+                        _scratch(v, BACKWARD_FILTER, a.geometry, a.ct), a.alpha_value, a.beta_value)
 
 
 class ConvolutionBackwardBias(mcdnn.McdnnOp):
@@ -401,7 +405,7 @@ class _Ranked(mcdnn.McdnnOp):
 
     def timed(self, a, algo, memory, workspace):
         operands = self.operands(a)
-        scratch = kernel.Scratch(a.geometry, a.ct, workspace[:memory] if memory else None)
+        scratch = self.direction.family.scratch(a.geometry, a.ct, workspace[:memory] if memory else None)
         start = time.perf_counter()
         self.direction.run(*operands, a.geometry, a.ct, a.convDesc, self.data_code(a), scratch)
         return (time.perf_counter() - start) * 1e3
