@@ -25,9 +25,9 @@
 #define INLINE static inline __attribute__((always_inline))
 #define CHUNK 512 /* elements of dx computed before they are stored */
 
-/* The loops are cloned for AVX-512 and AVX2 (chosen at load time): the exp only vectorises with the
- * conversions and blends those have. Clones run the same operations; -ffp-contract=off keeps FMA out. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* The loops are cloned for AVX-512 and AVX2 (chosen at load time: 16 or 8 floats a vector where the
+ * x86-64 baseline has 4). Clones run the same operations; -ffp-contract=off keeps FMA out. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) /* ifunc */
 #define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 /* Without it GCC keeps the exp's selects as branches under AVX2 (a compare may raise a flag it must not
  * speculate); it changes no value (no reassociation, no contraction), and no caller reads the flags. */
