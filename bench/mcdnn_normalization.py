@@ -73,6 +73,26 @@ def main():
     compare("mcdnnBatchNormalizationForwardInference", bn_inference,
             lambda: torch.ops.aten.native_batch_norm(xt, wt, bt, rmt, rvt, False, 0.1, 1e-5))
 
+    # the backward on channels-innermost (NHWC) tensors, against torch's on channels_last ones
+    nhwc = ctypes.c_void_p()
+    check(lib().mcdnnCreateTensorDescriptor(ctypes.byref(nhwc)), "mcdnnCreateTensorDescriptor")
+    check(lib().mcdnnSetTensor4dDescriptor(nhwc, 1, 0, N, C, H, W), "mcdnnSetTensor4dDescriptor NHWC")
+    xl, dyl = (np.ascontiguousarray(a.transpose(0, 2, 3, 1)) for a in (x, dy))
+    XL, DYL, DXL = device(xl), device(dyl), device(np.zeros_like(xl))
+
+    def bn_backward_nhwc():
+        check(lib().mcdnnBatchNormalizationBackward(h, 1, one, zero, one, zero, nhwc, XL, nhwc, DYL, nhwc, DXL, p, S, DS,
+                                                    DB, eps, SM, SI), "BatchNormalizationBackward NHWC")
+        sync(None)
+
+    xtl, dytl = (torch.from_numpy(a).permute(0, 3, 1, 2) for a in (xl, dyl))
+
+    def torch_backward_nhwc():
+        _, mean, invstd = saved["out"]
+        torch.ops.aten.native_batch_norm_backward(dytl, xtl, wt, rmt, rvt, mean, invstd, True, 1e-5,
+                                                  [True, True, True])
+    compare("mcdnnBatchNormalizationBackward NHWC", bn_backward_nhwc, torch_backward_nhwc, BACKWARD_TARGET)
+
     # dropout p = 0.5
     dropout = ctypes.c_void_p()
     check(lib().mcdnnCreateDropoutDescriptor(ctypes.byref(dropout)), "create dropout")
@@ -89,6 +109,13 @@ def main():
         check(lib().mcdnnDropoutForward(h, dropout, d, X, d, Y, reserve, reserve_bytes), "DropoutForward")
         sync(None)
     compare("mcdnnDropoutForward p=0.5", dropout_forward, lambda: torch.ops.aten.native_dropout(xt, 0.5, True))
+    _, mask = torch.ops.aten.native_dropout(xt, 0.5, True)
+
+    def dropout_backward():
+        check(lib().mcdnnDropoutBackward(h, dropout, d, DY, d, DX, reserve, reserve_bytes), "DropoutBackward")
+        sync(None)
+    compare("mcdnnDropoutBackward p=0.5", dropout_backward,
+            lambda: torch.ops.aten.native_dropout_backward(dyt, mask, 2.0), BACKWARD_TARGET)
 
     # spatial transformer: output N x C x H x W sampled from the input, an affine jitter around identity
     st = ctypes.c_void_p()

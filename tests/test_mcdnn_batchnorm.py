@@ -216,33 +216,37 @@ def test_backward_matches_torch_autograd(bn, mode, code, layout):
 
 
 def test_channel_blocks_on_two_workers_match_torch_far_from_zero_and_one_worker_bit_for_bit(bn, monkeypatch):
-    """The NCHW walk over several channel blocks (the last one short) on one and on two workers. x sits at
-    4000 ± 1.5: fp32 sums of x·dy, corrected by mean·Σdy afterwards, would miss dScale by ~3e-4 of its size
-    (the tolerance allows 9e-5), while sums of (x - savedMean)·dy, as the vendor's per-channel kernels form
-    them, stay within ~1e-7 of torch's float64 backward from the same saved statistics. (The fp32 savedMean
-    itself is up to 1.2e-4 off the exact mean here, which moves dScale by ~1e-3: that rounding point is the
-    API's, so the backward oracle takes the saved statistics as given.) The split never changes a bit."""
-    from opemu.core import parallel
-    from opemu.ops.mcdnn import batchnorm as kernel
+    """The NCHW walk over several channel blocks (the last one short), and the C kernels' walk of the whole
+    tensor over channel ranges, on one and on two workers. x sits at 4000 ± 1.5: fp32 sums of x·dy, corrected
+    by mean·Σdy afterwards, would miss dScale by ~3e-4 of its size (the tolerance allows 9e-5), while sums of
+    (x - savedMean)·dy, as the vendor's per-channel kernels form them, stay within ~1e-7 of torch's float64
+    backward from the same saved statistics. (The fp32 savedMean itself is up to 1.2e-4 off the exact mean
+    here, which moves dScale by ~1e-3: that rounding point is the API's, so the backward oracle takes the
+    saved statistics as given.) Neither the walk nor the split changes a bit."""
+    from opemu.core import kernels, parallel
+    from opemu.ops.mcdnn import bn_channels as kernel, bn_common
     dims = (4, 7, 16, 20)
     monkeypatch.setattr(kernel, "_BLOCK_BYTES", 2 * 4 * 16 * 20 * 4)  # two channels a block: 4 blocks
-    monkeypatch.setattr(kernel, "_PARALLEL_MIN", 0)
+    monkeypatch.setattr(bn_common, "PARALLEL_MIN", 0)
     walks = []
-    real_over_blocks = kernel._over_blocks
+    real_over_blocks, real_whole = kernel._over_blocks, kernel._whole
     monkeypatch.setattr(kernel, "_over_blocks", lambda layout, blocks, fn: (walks.append(len(blocks)),
                                                                             real_over_blocks(layout, blocks, fn)))
     results = []
     for workers in (1, 2):
         monkeypatch.setattr(parallel, "WORKERS", workers)
-        b = bn(FLOAT, dims, SPATIAL)
-        b.x = rounded(b.x + 4000, FLOAT)
-        b.X = DeviceTensor(b.xd, b.x)
-        assert b.training() == 0, recent_error()
-        assert b.backward() == 0, recent_error()
-        results.append([t.read() for t in (b.Y, b.SM, b.SI, b.DX, b.DS, b.DB)])
-    assert walks == [4, 4, 4, 4]
-    for one, two in zip(*results):
-        np.testing.assert_array_equal(one, two)
+        for whole in (real_whole, lambda *tensors: None):
+            monkeypatch.setattr(kernel, "_whole", whole)
+            b = bn(FLOAT, dims, SPATIAL)
+            b.x = rounded(b.x + 4000, FLOAT)
+            b.X = DeviceTensor(b.xd, b.x)
+            assert b.training() == 0, recent_error()
+            assert b.backward() == 0, recent_error()
+            results.append([t.read() for t in (b.Y, b.SM, b.SI, b.DX, b.DS, b.DB)])
+    assert walks == [4] * (4 if kernels.lib() is not None else 8)
+    for other in results[1:]:
+        for one, two in zip(results[0], other):
+            np.testing.assert_array_equal(one, two)
     y, _, _, _ = torch_reference(b.x, True, b.scale, b.bias, b.rm0, b.rv0, 0.1)
     close(b.Y.read(), y.detach().numpy(), FLOAT)
     saved = [torch.tensor(t.read().ravel(), dtype=torch.float64) for t in (b.SM, b.SI)]
@@ -258,17 +262,20 @@ def test_channel_blocks_on_two_workers_match_torch_far_from_zero_and_one_worker_
 @pytest.mark.parametrize("dims,layout", [((3, 5, 7, 9), "nchw"), ((2, 3, 40, 50), "padded"), ((1, 4, 1, 1), "nchw")])
 def test_a_small_tensor_walked_as_one_block_matches_one_channel_blocks_bit_for_bit(bn, monkeypatch, code, dims,
                                                                                     layout):
-    """A tensor too small for the threads is one block of every channel on the calling thread; the blocks
-    of one channel each (the walk of a large tensor) give the same bits: forward, backward from the saved
-    statistics and backward recomputing them, with scaling factors."""
-    from opemu.ops.mcdnn import batchnorm as kernel
+    """The C kernels' walk of the whole tensor (where the layout allows it), a tensor too small for the
+    threads as one block of every channel on the calling thread, and blocks of one channel each (the walk of
+    a large tensor) give the same bits: forward, backward from the saved statistics and backward recomputing
+    them, with scaling factors."""
+    from opemu.core import kernels
+    from opemu.ops.mcdnn import bn_channels as kernel
     walks = []
-    real_over_blocks = kernel._over_blocks
+    real_over_blocks, real_whole = kernel._over_blocks, kernel._whole
     monkeypatch.setattr(kernel, "_over_blocks", lambda layout, blocks, fn: (walks.append(len(blocks)),
                                                                             real_over_blocks(layout, blocks, fn)))
     results = []
-    for block_bytes in (kernel._BLOCK_BYTES, 1):  # 1: a block per channel
-        monkeypatch.setattr(kernel, "_BLOCK_BYTES", block_bytes)
+    for whole, block_bytes in ((real_whole, kernel._BLOCK_BYTES), (None, kernel._BLOCK_BYTES), (None, 1)):
+        monkeypatch.setattr(kernel, "_BLOCK_BYTES", block_bytes)   # 1: a block per channel
+        monkeypatch.setattr(kernel, "_whole", whole or (lambda *tensors: None))
         b = bn(code, dims, SPATIAL, layout=layout)
         assert b.training(alpha=0.5) == 0, recent_error()
         outputs = [b.Y.read(), b.SM.read(), b.SI.read()]
@@ -276,9 +283,11 @@ def test_a_small_tensor_walked_as_one_block_matches_one_channel_blocks_bit_for_b
             assert b.backward(alphas=(0.5, 0.0, 2.0, 0.0), saved=saved) == 0, recent_error()
             outputs += [b.DX.read(), b.DS.read(), b.DB.read()]
         results.append(outputs)
-    assert walks == [1] * 3 + [dims[1]] * 3
-    for one, blocked in zip(*results):
-        assert one.tobytes() == blocked.tobytes()
+    whole_walks = [] if kernels.lib() is not None and code != HALF and layout == "nchw" else [1] * 3
+    assert walks == whole_walks + [1] * 3 + [dims[1]] * 3
+    for other in results[1:]:
+        for one, blocked in zip(results[0], other):
+            assert one.tobytes() == blocked.tobytes()
 
 
 def test_backward_without_saved_statistics_recomputes_them_from_x(bn):

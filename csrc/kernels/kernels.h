@@ -68,9 +68,19 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
-/* Row sums: out[r] = np.add.reduce(row r) bit for bit (NumPy's pairwise summation, csrc/kernels/reduce.c),
- * rows of `cols` dense elements `row_stride` elements apart. Returns 0, or -1 for a size it does not handle. */
-int opemu_kernel_row_sum(int size, const void *x, int64_t row_stride, int64_t rows, int64_t cols, void *out);
+/* Dropout backward over elements lo..hi of dense arrays (csrc/kernels/dropout.c): dx = dy * scale where the
+ * packed keep bit (np.packbits order) is set, else +0; `scale` is exact in the element type. dx may be dy.
+ * Returns 0, or -1 for a size it does not handle. */
+int opemu_kernel_dropout_backward(int size, const void *dy, const uint8_t *bits, double scale, void *dx, int64_t lo,
+                                  int64_t hi);
+
+/* LayerNorm (`centre`) and RmsNorm over `rows` dense fp32 rows of `cols` (csrc/kernels/norms.c): out =
+ * (x - mean) * rstd [* weight] [+ bias], rstd = 1 / sqrt(mean((x - mean)^2) + epsilon), the means by NumPy's
+ * row sums; weight and bias (cols values) and means may be NULL. `squares` holds `cols` floats of scratch.
+ * Returns 0, or -1 for an empty row. */
+int opemu_kernel_norm_rows(int centre, const float *x, int64_t x_stride, int64_t rows, int64_t cols, float epsilon,
+                           const float *weight, const float *bias, float *out, int64_t out_stride, float *means,
+                           float *rstds, float *squares);
 
 /* EmbeddingDenseBackward's sums of fp32 grad rows (csrc/kernels/segments.c): segment s is the `lengths[s]`
  * rows order[starts[s]…], summed into out row targets[s] (out_stride elements apart), scaled by 1/length
@@ -79,6 +89,38 @@ int opemu_kernel_segment_sums(const float *rows, int64_t row_stride, int64_t dim
                               const int64_t *starts, const int64_t *lengths, const int64_t *targets, int64_t segments,
                               int scale, int64_t long_segment, int64_t block_rows, float *out, int64_t out_stride,
                               float *part);
+
+/* ---- mcDNN batch normalization (csrc/kernels/batchnorm.c) ----
+ * A block of `channels` channels, each `images` rows of `spatial` dense elements; strides in elements
+ * between images and between channels of x, dy and the output (dx or y); `stream` nonzero: the output is
+ * written with stores that bypass the caches (an output far larger than them). Statistics and parameters are
+ * float64 per channel. backward: dx from x, dy, scale and the saved mean / inverse std (NULL: both
+ * recomputed from x), dScale and dBias before their blend; dx may be x or dy exactly, no other overlap.
+ * forward: y, the mean and biased variance. affine (inference): y = x·a + b, a and b per channel rounded
+ * to the data type. They return 0, or -1 for a size they do not handle. */
+struct opemu_bn_geometry {
+    int64_t images, spatial;
+    int64_t x_image, x_channel, dy_image, dy_channel, out_image, out_channel;
+    int64_t stream;
+};
+int opemu_kernel_bn_backward(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x,
+                             const void *dy, void *dx, const double *scale, const double *mean, const double *inv,
+                             double eps, double alpha, double *d_scale, double *d_bias);
+int opemu_kernel_bn_forward(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
+                            const double *scale, const double *bias, double eps, double alpha, double *mean,
+                            double *var);
+int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
+                           const double *a, const double *b);
+/* The same for channels innermost (NHWC): `positions` rows (N·H·W) of `channels` dense elements, *_row
+ * elements apart. dx may be x or dy exactly (the same rows). `scratch`: 8-byte aligned, at least
+ * channels·(35·8 + 36·size) bytes (per-lane sums and per-channel coefficients); `stream` as above. */
+int opemu_kernel_bn_backward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
+                                  const void *dy, int64_t dy_row, void *dx, int64_t dx_row, const double *scale,
+                                  const double *mean, const double *inv, double eps, double alpha, double *d_scale,
+                                  double *d_bias, void *scratch, int stream);
+int opemu_kernel_bn_forward_nhwc(int size, int64_t positions, int64_t channels, const void *x, int64_t x_row,
+                                 void *y, int64_t y_row, const double *scale, const double *bias, double eps,
+                                 double alpha, double *mean, double *var, void *scratch, int stream);
 
 /* ---- mcDNN softmax (csrc/kernels/softmax.c) ----
  * Softmax backward of `images` dense images of `channels` rows by `spatial` elements: dx from y and dy,

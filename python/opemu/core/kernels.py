@@ -57,12 +57,24 @@ def int64_pointer(array):
     return device.ffi.cast("int64_t *", device.ffi.from_buffer(array))
 
 
+def uint8_pointer(array):
+    """A uint8_t * to a contiguous byte array."""
+    return device.ffi.cast("uint8_t *", device.ffi.from_buffer(array))
+
+
 def strided_address(array):
     """A pointer to the first element of any array (the kernel walks its strides); a contiguous one's
     through ffi.from_buffer, which costs a fifth of array.ctypes.data."""
     if array.flags.c_contiguous:
         return device.ffi.from_buffer(array)
     return device.ffi.cast("void *", array.ctypes.data)
+
+
+def float_pointer(array):
+    """A float * to a dense-rowed fp32 array's first element, or NULL for None."""
+    if array is None:
+        return device.ffi.NULL
+    return device.ffi.cast("float *", strided_address(array))
 
 
 def null():

@@ -8,11 +8,10 @@ import threading
 
 import numpy as np
 
-from opemu.core import kernels, parallel
+from opemu.core import parallel
 
 BLOCK_BYTES = 256 << 10   # one block's fp32 working set: well inside a core's L2
 PARALLEL_MIN = 1 << 16    # elements below which threads cost more than they save
-KERNEL_MIN = 1 << 10      # elements below which NumPy's call costs less than reaching a C kernel
 
 
 def as_rows(view, trailing):
@@ -62,15 +61,9 @@ def scratch(rows, cols, slot=0):
 
 
 def row_sums(block):
-    """np.add.reduce(block, axis=1) of an fp32 block: the C kernel (NumPy's pairwise sums, its bits) when
-    there is one and the rows are dense."""
-    lib = kernels.lib() if block.size >= KERNEL_MIN else None
-    if lib is None or block.strides[1] != 4 or block.strides[0] % 4:
-        return np.add.reduce(block, axis=1, dtype=np.float32)
-    sums = np.empty(block.shape[0], np.float32)
-    lib.opemu_kernel_row_sum(4, kernels.strided_address(block), block.strides[0] // 4, block.shape[0], block.shape[1],
-                             kernels.address(sums))
-    return sums
+    """np.add.reduce(block, axis=1) of an fp32 block: NumPy's pairwise sums, which the fused norm kernel
+    (csrc/kernels/norms.c) reproduces."""
+    return np.add.reduce(block, axis=1, dtype=np.float32)
 
 
 def in_fp32(block, slot=0):

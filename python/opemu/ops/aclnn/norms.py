@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from opemu.core import checks, dtypes, status
+from opemu.core import checks, dtypes, kernels, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn import _products
 from opemu.ops.aclnn import _promotion as P
@@ -18,7 +18,6 @@ RMS_COMBINATIONS = (("FLOAT16", "FLOAT", "FLOAT16"), ("BF16", "FLOAT", "BF16"), 
                     ("FLOAT", "FLOAT", "FLOAT"), ("BF16", "BF16", "BF16"))
 RMS_LINES = ("A2", "A3", "950", "310P")
 LAYER_NORM = P.per_product("FLOAT16 FLOAT", "BF16")
-DOT_MIN = 64
 
 
 def _rms_combinations():
@@ -80,10 +79,7 @@ class RmsNorm(AclnnOp):
         epsilon, cols = np.float32(a.epsilon), x.shape[1]
 
         def block(lo, hi):
-            xb = _rowwise.in_fp32(x[lo:hi], 1)
-            inverse = 1 / np.sqrt(_mean_square(xb) + epsilon, dtype=np.float32)
-            rstd.rows[lo:hi, 0] = inverse
-            _scale_rows(xb, inverse, gamma, None, y.rows[lo:hi])
+            rstd.rows[lo:hi, 0] = _normalize(_rowwise.in_fp32(x[lo:hi], 1), False, epsilon, gamma, None, y.rows[lo:hi])[1]
 
         _rowwise.each_block(x.shape[0], cols, block)
         y.finish()
@@ -91,27 +87,39 @@ class RmsNorm(AclnnOp):
 
 
 def _mean_square(block):
-    """Per-row mean of the squares, accumulated in fp32: a BLAS dot product per row (one read of
-    the row, no squares written) from DOT_MIN columns on, the squares' pairwise sum below. The
-    choice depends on the row length only, so a row's result never depends on the blocking."""
+    """Per-row mean of the squares, accumulated in fp32 by NumPy's pairwise row sums (what
+    csrc/kernels/norms.c reproduces)."""
     rows, cols = block.shape
-    if cols >= DOT_MIN:
-        sums = np.matmul(block[:, None, :], block[:, :, None]).reshape(rows)
+    return _rowwise.row_sums(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3))) / np.float32(cols)
+
+
+def _normalize(block, centre, epsilon, weight, bias, out):
+    """(mean or None, rstd) of fp32 rows, and out = (block - mean) * rstd [* weight] [+ bias] in fp32, rounded
+    once into out: one C kernel call (csrc/kernels/norms.c) for dense rows, else the NumPy reference."""
+    rows, cols = block.shape
+    work = out if out.dtype == np.float32 else _rowwise.scratch(rows, cols)
+    lib = kernels.lib()
+    if lib is not None and cols and all(a.strides[1] == 4 and a.strides[0] % 4 == 0 for a in (block, work)):
+        mean = np.empty(rows, np.float32) if centre else None
+        rstd = np.empty(rows, np.float32)
+        weight, bias = (None if t is None else np.ascontiguousarray(t) for t in (weight, bias))
+        squares = _rowwise.scratch(1, cols, 3)
+        pointer = kernels.float_pointer
+        lib.opemu_kernel_norm_rows(int(centre), pointer(block), block.strides[0] // 4, rows, cols, epsilon,
+                                   pointer(weight), pointer(bias), pointer(work), work.strides[0] // 4,
+                                   pointer(mean), pointer(rstd), pointer(squares))
     else:
-        sums = _rowwise.row_sums(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3)))
-    return sums / np.float32(cols)
-
-
-def _scale_rows(centred, rstd, weight, bias, out):
-    """out = centred * rstd (per row) * weight (+ bias), in fp32, rounded once into out."""
-    work = out if out.dtype == np.float32 else _rowwise.scratch(*centred.shape)
-    np.multiply(centred, rstd[:, None], out=work)
-    if weight is not None:
-        work *= weight
-    if bias is not None:
-        work += bias
+        mean = _rowwise.row_sums(block) / np.float32(cols) if centre else None
+        centred = np.subtract(block, mean[:, None], out=_rowwise.scratch(rows, cols, 2)) if centre else block
+        rstd = 1 / np.sqrt(_mean_square(centred) + epsilon, dtype=np.float32)
+        np.multiply(centred, rstd[:, None], out=work)
+        if weight is not None:
+            work *= weight
+        if bias is not None:
+            work += bias
     if work is not out:
         P.store(out, work)
+    return mean, rstd
 
 
 class LayerNorm(AclnnOp):
@@ -185,14 +193,10 @@ class LayerNorm(AclnnOp):
         epsilon, cols = np.float32(a.eps), x.shape[1]
 
         def block(lo, hi):
-            xb = _rowwise.in_fp32(x[lo:hi], 1)
-            mean = _rowwise.row_sums(xb) / np.float32(cols)
-            centred = np.subtract(xb, mean[:, None], out=_rowwise.scratch(hi - lo, cols, 2))
-            inverse = 1 / np.sqrt(_mean_square(centred) + epsilon, dtype=np.float32)
+            mean, inverse = _normalize(_rowwise.in_fp32(x[lo:hi], 1), True, epsilon, weight, bias, out.rows[lo:hi])
             for name, value in (("meanOutOptional", mean), ("rstdOutOptional", inverse)):
                 if name in stats:
                     P.store(stats[name].rows[0, lo:hi], value)
-            _scale_rows(centred, inverse, weight, bias, out.rows[lo:hi])
 
         _rowwise.each_block(x.shape[0], cols, block)
         for rows in [out] + list(stats.values()):

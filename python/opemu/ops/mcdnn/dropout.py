@@ -22,10 +22,12 @@ import math
 
 import numpy as np
 
-from opemu.core import device, mcdnn
+from opemu.core import device, kernels, mcdnn, parallel
 from opemu.core.mcdnn import STATUS
 from opemu.core.status import VendorError
-from opemu.ops.mcdnn.batchnorm import byte_tensor
+from opemu.ops.mcdnn.bn_common import byte_tensor
+
+PARALLEL_MIN = 1 << 16   # elements below which threads cost more than they save
 
 INVALID_VALUE = STATUS["MCDNN_STATUS_INVALID_VALUE"]
 _WORDS = 5  # seed, counter[4]
@@ -83,10 +85,17 @@ def keep_mask(states, elements, p):
     return keep
 
 
+def _scale(p, ct):
+    """1 / (1 - p) in the compute type (1 when p is 1: nothing is kept then)."""
+    if p >= 1.0:
+        return ct.type(1)
+    return ct.type(1.0 / (1.0 - p)) if ct == np.float64 else np.float32(1.0) / np.float32(1.0 - np.float32(p))
+
+
 def _scaled(values, keep, p, ct):
     result = values.reshape(-1).astype(ct)
     if p < 1.0:
-        result *= ct.type(1.0 / (1.0 - p)) if ct == np.float64 else np.float32(1.0) / np.float32(1.0 - np.float32(p))
+        result *= _scale(p, ct)
     result[~keep] = 0
     return result
 
@@ -139,6 +148,25 @@ class DropoutBackward(mcdnn.McdnnOp):
         _check_pair(a, "dydesc", "dy", "dxdesc", "dx", None)
 
     def compute(self, a, v):
+        ct = a.dydesc.compute_dtype
+        if _backward_kernel(v["dy"], v["reserveSpace"], _scale(a._p, ct), v["dx"], ct):
+            return
         keep = np.unpackbits(v["reserveSpace"], count=a._elements).view(bool)
-        dx = _scaled(v["dy"], keep, a._p, a.dydesc.compute_dtype)
+        dx = _scaled(v["dy"], keep, a._p, ct)
         v["dx"][...] = dx.reshape(v["dx"].shape)
+
+
+def _backward_kernel(dy, bits, scale, dx, ct):
+    """The backward in one C pass over dense dy and dx of the compute type (csrc/kernels/dropout.c, the
+    reference's bits), ranges of whole bytes split over the pool's threads; False when it does not apply."""
+    lib = kernels.lib()
+    if (lib is None or dy.dtype != ct or dx.dtype != ct or not (dy.flags.c_contiguous and dx.flags.c_contiguous)
+            or not kernels.apart(dx, dy)):
+        return False
+    n = dy.size
+    source, target, keep = kernels.address(dy), kernels.address(dx), kernels.uint8_pointer(bits)
+
+    def part(lo, hi):
+        lib.opemu_kernel_dropout_backward(ct.itemsize, source, keep, float(scale), target, lo * 8, min(hi * 8, n))
+    parallel.split(-(-n // 8), part, worth=n >= PARALLEL_MIN)
+    return True

@@ -1,0 +1,78 @@
+/* Row sums as NumPy's add.reduce forms them (numpy/_core/src/umath/loops_utils.h: pairwise summation), for
+ * the kernels that fuse a row sum with other work and must give NumPy's bits (csrc/kernels/norms.c). A plain
+ * row sum stays NumPy's own: its loop is as fast as this one.
+ *
+ * NumPy (2.x) adds the pairwise sum of a whole row to +0: below 8 elements a plain running sum from +0;
+ * up to 128 eight running sums (element i into sum i mod 8), combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)),
+ * then the tail in order; longer runs split in two halves (the first a multiple of 8 long) summed apart
+ * and added. The eight running sums are one vector register: the leaves are cloned for AVX2 and AVX-512. */
+#include "pairwise.h"
+
+#define PAIRWISE_BLOCK 128
+
+/* The eight running sums of a leaf of n >= 8 terms, then the tail: NumPy's order. */
+#define LEAF_START(r, a)                                                                   \
+    for (int j = 0; j < 8; j++)                                                            \
+        r[j] = a[j];
+#define LEAF_ADD(r, a, i)                                                                  \
+    for (int j = 0; j < 8; j++)                                                            \
+        r[j] += a[(i) + j];
+#define LEAF_END(type, r, a, n, sum)                                                       \
+    type sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));         \
+    for (int64_t k = (n) - (n) % 8; k < (n); k++)                                          \
+        sum += a[k];
+
+/* A leaf's eight sums form one add chain; two sibling leaves (a node of 129..256 terms) walk together,
+ * two independent chains, each in its own order: the bits of two separate walks. */
+#define DEFINE_PAIRWISE(name, type)                                                        \
+    __attribute__((target_clones("avx512f", "avx2", "default")))                           \
+    static type name##_leaf(const type *a, int64_t n)                                      \
+    {                                                                                      \
+        if (n < 8) {                                                                       \
+            type sum = 0;                                                                  \
+            for (int64_t i = 0; i < n; i++)                                                \
+                sum += a[i];                                                               \
+            return sum;                                                                    \
+        }                                                                                  \
+        type r[8];                                                                         \
+        LEAF_START(r, a)                                                                   \
+        for (int64_t i = 8; i < n - n % 8; i += 8) {                                       \
+            LEAF_ADD(r, a, i)                                                              \
+        }                                                                                  \
+        LEAF_END(type, r, a, n, sum)                                                       \
+        return sum;                                                                        \
+    }                                                                                      \
+    __attribute__((target_clones("avx512f", "avx2", "default")))                           \
+    static type name##_leaves(const type *a, int64_t n, const type *b, int64_t m)          \
+    {                                                                                      \
+        type r[8], t[8];                                                                   \
+        LEAF_START(r, a)                                                                   \
+        LEAF_START(t, b)                                                                   \
+        int64_t a_end = n - n % 8, b_end = m - m % 8, i = 8;                               \
+        for (; i < a_end && i < b_end; i += 8) {                                           \
+            LEAF_ADD(r, a, i)                                                              \
+            LEAF_ADD(t, b, i)                                                              \
+        }                                                                                  \
+        for (int64_t k = i; k < a_end; k += 8) {                                           \
+            LEAF_ADD(r, a, k)                                                              \
+        }                                                                                  \
+        for (int64_t k = i; k < b_end; k += 8) {                                           \
+            LEAF_ADD(t, b, k)                                                              \
+        }                                                                                  \
+        LEAF_END(type, r, a, n, first)                                                     \
+        LEAF_END(type, t, b, m, second)                                                    \
+        return first + second;                                                             \
+    }                                                                                      \
+    type name(const type *a, int64_t n)                                                    \
+    {                                                                                      \
+        if (n <= PAIRWISE_BLOCK)                                                           \
+            return name##_leaf(a, n);                                                      \
+        int64_t half = n / 2;                                                              \
+        half -= half % 8;                                                                  \
+        if (n - half <= PAIRWISE_BLOCK) /* both halves leaves of at least 64 terms */      \
+            return name##_leaves(a, half, a + half, n - half);                             \
+        return name(a, half) + name(a + half, n - half);                                   \
+    }
+
+DEFINE_PAIRWISE(opemu_pairwise_float, float)
+DEFINE_PAIRWISE(opemu_pairwise_double, double)

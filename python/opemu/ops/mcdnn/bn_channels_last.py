@@ -1,0 +1,112 @@
+"""The per-channel walk of channels-innermost (NHWC) tensors with plain ops: x as (N·H·W, C) rows, every
+channel of a row at once, the statistics over the rows. The C kernels (opemu_kernel_bn_*_nhwc) and their
+references: each pass walks the rows in order; position p's terms go to lane p mod LANES of their channel
+(each lane from +0, the last block padded with +0), lane i += lane i + w for w = LANES/2, ..., 1; the
+float64 steps are bn_common's. Half / bfloat16 data and blends (beta != 0) keep the walk over images."""
+import numpy as np
+
+from opemu.core import device, kernels, parallel
+from opemu.core.scratch import buffer as _buffer
+from opemu.ops.mcdnn import bn_common
+from opemu.ops.mcdnn.bn_common import accumulators, reshaped
+from opemu.ops.mcdnn.bn_reference import backward_reference, forward_reference
+
+_SPLIT = 16   # channels per worker come in multiples of 16: a worker's part of a row is whole cache lines
+
+
+def channel_rows(t):
+    """A (N, C, spatial...) tensor as (N·spatial, C) rows without a copy, or None."""
+    return reshaped(np.moveaxis(t, 1, -1), (t.size // t.shape[1], t.shape[1]))
+
+
+def _rows_of(layout, ct, beta, *tensors):
+    """(M, C) rows of each tensor when the channels-last walk takes them (the compute type, no blend)."""
+    if beta != 0:
+        return None
+    rows = [channel_rows(t) if t.dtype == ct else None for t in tensors]
+    if any(r is None or (r.strides[1] != r.itemsize and r.shape[1] > 1) for r in rows):
+        return None
+    out, inputs = rows[-1], rows[:-1]
+    if not kernels.apart(out, *inputs):
+        return None
+    return rows
+
+
+def _ranges(layout):
+    """Channel ranges, one per worker when the tensor is worth the threads, in multiples of _SPLIT."""
+    c = layout.C
+    parts = parallel.WORKERS if layout.N * layout.elements >= bn_common.PARALLEL_MIN else 1
+    step = max(_SPLIT, -(-c // parts // _SPLIT) * _SPLIT)
+    return [(lo, min(lo + step, c)) for lo in range(0, c, step)]
+
+
+def _run(layout, call):
+    ranges = _ranges(layout)
+    parallel.split(len(ranges), lambda lo, hi: [call(*r) for r in ranges[lo:hi]], worth=len(ranges) > 1)
+
+
+def _doubles(array, lo):
+    return kernels.null() if array is None else device.ffi.from_buffer("double[]", array) + lo
+
+
+def _scratch(channels, item):
+    """The kernel's per-lane sums and coefficients for `channels` channels, from the calling thread's scratch."""
+    return kernels.address(_buffer("bn nhwc lanes", (channels * (35 * 8 + 36 * item) // 8 + 1,), np.float64))
+
+
+def _stream(rows):
+    return int(rows.size * rows.itemsize >= bn_common.STREAM_BYTES)
+
+
+def _at(rows, lo):
+    return device.ffi.cast("char *", kernels.strided_address(rows)) + lo * rows.itemsize
+
+
+def backward(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspace=None):
+    """(dScale, dBias) of the channels-last walk, dx written; None when the walk does not take the tensors."""
+    rows = _rows_of(layout, ct, beta, x, dy, dx)
+    if rows is None:
+        return None
+    sums = accumulators(workspace, 16 * layout.C, (2, layout.C))   # less than the walk over images needs
+    scale = np.ascontiguousarray(scale.reshape(-1))
+    mean = None if mean is None else np.ascontiguousarray(mean.reshape(-1))
+    inv = None if inv is None else np.ascontiguousarray(inv.reshape(-1))
+    lib = kernels.lib()
+    if lib is None:
+        backward_reference(*rows, scale, mean, inv, eps, alpha, sums[0], sums[1])
+        return sums[0], sums[1]
+    xr, gr, dr = rows
+    item = xr.itemsize
+
+    def call(lo, hi):
+        lib.opemu_kernel_bn_backward_nhwc(
+            item, xr.shape[0], hi - lo, _at(xr, lo), xr.strides[0] // item, _at(gr, lo), gr.strides[0] // item,
+            _at(dr, lo), dr.strides[0] // item, _doubles(scale, lo), _doubles(mean, lo), _doubles(inv, lo), eps,
+            alpha, _doubles(sums[0], lo), _doubles(sums[1], lo), _scratch(hi - lo, item), _stream(dr))
+    _run(layout, call)
+    return sums[0], sums[1]
+
+
+def forward(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
+    """(mean, biased variance, invstd) of the channels-last walk, y written; None when it does not take them."""
+    rows = _rows_of(layout, ct, beta, x, y)
+    if rows is None:
+        return None
+    stats = accumulators(workspace, 16 * layout.C, (2, layout.C))
+    scale, bias = np.ascontiguousarray(scale.reshape(-1)), np.ascontiguousarray(bias.reshape(-1))
+    lib = kernels.lib()
+    if lib is None:
+        forward_reference(*rows, scale, bias, eps, alpha, stats[0], stats[1])
+    else:
+        xr, yr = rows
+        item = xr.itemsize
+
+        def call(lo, hi):
+            lib.opemu_kernel_bn_forward_nhwc(
+                item, xr.shape[0], hi - lo, _at(xr, lo), xr.strides[0] // item, _at(yr, lo), yr.strides[0] // item,
+                _doubles(scale, lo), _doubles(bias, lo), eps, alpha, _doubles(stats[0], lo), _doubles(stats[1], lo),
+                _scratch(hi - lo, item), _stream(yr))
+        _run(layout, call)
+    mean, var = stats
+    with np.errstate(divide="ignore"):
+        return mean, var, 1 / np.sqrt(var + eps)

@@ -1,0 +1,56 @@
+"""The LayerNorm/RmsNorm row kernel (csrc/kernels/norms.c) gives its NumPy reference's bits: means by NumPy's
+row sums, every step rounded in fp32 where the reference's separate passes round."""
+import numpy as np
+import pytest
+
+from opemu.core import kernels
+from opemu.ops.aclnn import norms
+
+pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
+
+SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3.4e38, 1.0], np.float32)
+
+
+def _both(block, centre, weight, bias, monkeypatch, out_dtype=np.float32):
+    results = []
+    for use_kernel in (True, False):
+        if not use_kernel:
+            monkeypatch.setattr(kernels, "lib", lambda: None)
+        out = np.full(block.shape, 7, out_dtype)
+        with np.errstate(all="ignore"):
+            mean, rstd = norms._normalize(block, centre, np.float32(1e-5), weight, bias, out)
+        results.append((out, mean, rstd))
+    monkeypatch.undo()
+    return results
+
+
+def _same(ours, reference):   # a NaN is a NaN (which one an add passes on is the compiler's choice)
+    if ours is None or reference is None:
+        return ours is reference
+    nan = np.isnan(reference)
+    return np.array_equal(np.isnan(ours), nan) and ours[~nan].tobytes() == reference[~nan].tobytes()
+
+
+@pytest.mark.parametrize("specials", [False, True], ids=["random", "special values"])
+@pytest.mark.parametrize("affine", ["weight and bias", "weight", "none"])
+@pytest.mark.parametrize("centre", [True, False], ids=["LayerNorm", "RmsNorm"])
+@pytest.mark.parametrize("cols", [1, 7, 8, 63, 64, 129, 256, 257, 1000, 4097])
+def test_norm_rows_are_the_reference(cols, centre, affine, specials, monkeypatch):
+    rng = np.random.default_rng(cols)
+    block = (rng.standard_normal((9, cols)) * rng.choice([1e-3, 1.0, 1e15], (9, cols))).astype(np.float32)
+    if specials:
+        flat = block.reshape(-1)
+        picks = rng.choice(flat.size, max(1, flat.size // 30), replace=False)
+        flat[picks] = rng.choice(SPECIALS, picks.size)
+    weight = rng.standard_normal(cols).astype(np.float32) if affine != "none" else None
+    bias = rng.standard_normal(cols).astype(np.float32) if affine == "weight and bias" else None
+    ours, reference = _both(block, centre, weight, bias, monkeypatch)
+    assert all(_same(a, b) for a, b in zip(ours, reference))
+
+
+def test_norm_rows_of_strided_blocks_into_half_outputs(monkeypatch):
+    rng = np.random.default_rng(2)
+    base = rng.standard_normal((30, 300)).astype(np.float32)
+    block = base[::3, 5:205]
+    ours, reference = _both(block, True, rng.standard_normal(200).astype(np.float32), None, monkeypatch, np.float16)
+    assert all(_same(a, b) for a, b in zip(ours, reference))
