@@ -13,7 +13,7 @@ import conftest
 import opemu.api
 from opemu.core import kernels, mcdnn
 from opemu.core.mcdnn import ACTIVATION as M
-from opemu.ops.mcdnn import activation, conv_kernel, pooling, softmax
+from opemu.ops.mcdnn import activation, conv_kernel, pooling
 
 pytestmark = conftest.opemu_only
 BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -110,40 +110,6 @@ def test_activation_forward_is_bit_identical(mode, nan, dtype):
     y = np.empty_like(x)
     assert activation.c_forward(desc, x, y)
     assert_same_bits(y, activation.forward(desc, x))
-
-
-@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
-@pytest.mark.parametrize("n", [5, 70001])
-def test_softmax_instance_backward_is_bit_identical(n, log, dtype, reference_only):
-    rng = np.random.default_rng(n)
-    y, dy = special(n, dtype, rng), special(n, dtype, rng)
-    total = dtype(dy.sum() if log else np.vdot(dy, y))
-    outputs = []
-    for numpy in (True, False):
-        reference_only(numpy)
-        dx = np.empty(n, dtype)
-        with np.errstate(all="ignore"):
-            assert softmax._instance_direct(log, total, y, dy, dx)
-        outputs.append(dx)
-    assert_same_bits(outputs[1], outputs[0])
-
-
-@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("shape", [(3, 5), (17, 4099)])
-@pytest.mark.parametrize("in_place", [False, True], ids=["apart", "over-dy"])
-def test_softmax_channel_backward_is_bit_identical(shape, dtype, in_place, reference_only):
-    rng = np.random.default_rng(shape[1])
-    y, dy = (special(shape[0] * shape[1], dtype, rng).reshape(shape) for _ in range(2))
-    outputs = []
-    for numpy in (True, False):
-        reference_only(numpy)
-        grad = dy.copy()
-        dx = grad if in_place else np.empty(shape, dtype)
-        with np.errstate(all="ignore"):
-            assert softmax._channel_direct(False, y, grad, dx)
-        outputs.append(dx)
-    assert_same_bits(outputs[1], outputs[0])
 
 
 def pooled(x, window, stride, padding, out_shape):

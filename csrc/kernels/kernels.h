@@ -33,16 +33,6 @@ int opemu_kernel_activation_backward(int mode, int size, double coef, double bet
 int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, const void *x, void *y,
                                     int64_t n);
 
-/* Softmax backward, elementwise step of one image given its sum `total`, n dense elements:
- * accurate/fast: dx = (dy - total) * y;  log: dx = dy - e * total with e = exp(y) (from NumPy). */
-int opemu_kernel_softmax_backward(int log, int size, double total, const void *y, const void *dy, const void *e,
-                                  void *dx, int64_t n);
-/* Accurate softmax backward of one image in channel mode, dense (channels, n) rows: total[j] = the sum of
- * dy*y down the channels from the first row; dx = (dy - total) * y. dx may be dy, not y; `total` holds n.
- * Returns 0, or -1 for a size it does not handle or no channel. */
-int opemu_kernel_softmax_channel_backward(int size, const void *y, const void *dy, void *dx, void *total,
-                                          int64_t channels, int64_t n);
-
 /* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes: dx of each plane from x, y, dy, the window
  * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_image between images,
  * *_plane between planes,
@@ -161,5 +151,16 @@ int opemu_kernel_sampler_forward(int size, int64_t channels, int64_t pixels, int
 int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, int64_t inputs, const int64_t *index,
                                   const void *weight, const void *wx1, const void *wy1, const void *x, const void *dy,
                                   void *dx, void *dgrid, double scale_x, double scale_y, void *sums);
+
+/* ---- mcDNN softmax (csrc/kernels/softmax.c) ----
+ * Softmax backward of `images` dense images of `channels` rows by `spatial` elements: dx from y and dy,
+ * accurate (log 0) or log (1), over each image (channel 0, the sum in 16 lanes) or down the channels at
+ * each position (channel 1); `total` holds `spatial` elements (channel mode) or 1. dx may be y or dy
+ * exactly, nothing else they overlap. `streaming`: dx by non-temporal stores (outputs larger than
+ * cache). Returns 0, or -1 for a size it does not handle or an empty row. */
+int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
+                                  void *dx, void *total, int64_t images, int64_t channels, int64_t spatial);
+/* e[i] = the softmax backward's exp of x[i] (softmax.c says how), n dense elements. */
+int opemu_kernel_softmax_exp(int size, const void *x, void *e, int64_t n);
 
 #endif

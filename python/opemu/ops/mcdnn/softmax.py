@@ -3,7 +3,10 @@
 INSTANCE normalizes over every dimension but N (C, H, W, ... for each image), CHANNEL over C for
 each (n, h, w). FAST is the straightforward exp(x)/Σexp(x) (it overflows where the hardware's does),
 ACCURATE subtracts the maximum first, LOG gives x - max - log Σexp(x - max).
-Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax).
+Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax), by one C
+kernel (csrc/kernels/softmax.c) whose NumPy reference is backward(): sums in a fixed order, and an exp
+both sides compute alike (softmax_exp.py). Layouts other than dense NCHW, fp16/bf16 data and alpha/beta
+go through dense compute-type copies and the same kernel.
 
 Forward BAD_PARAM: a NULL argument, an invalid algorithm or mode, dims or data types of x and y
 that differ. Backward BAD_PARAM (seed): dims of y, dy, dx differ; strides of y and dy differ; data
@@ -13,6 +16,7 @@ import numpy as np
 
 from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import SOFTMAX_ALGO as ALGO, SOFTMAX_MODE as MODE
+from opemu.ops.mcdnn import softmax_exp
 
 
 def _axes(mode, ndim):
@@ -42,17 +46,50 @@ def forward(algo, axes, x):
         return e
 
 
-def backward(algo, axes, y, dy):
-    if algo == ALGO["MCDNN_SOFTMAX_LOG"]:
-        g = np.exp(y)
-        g *= dy.sum(axis=axes, keepdims=True)
-        np.subtract(dy, g, out=g)
-        return g
-    g = dy * y
-    total = g.sum(axis=axes, keepdims=True)
-    np.subtract(dy, total, out=g)
-    g *= y
+def backward(log, channel_mode, y, dy):
+    """dx of C-contiguous y and dy (N, C, ...) in the compute type, as the C kernel computes it (csrc/kernels/
+    softmax.c): per image the sums of p = dy (LOG) or dy*y — CHANNEL: down the channels at each position, row
+    after row; INSTANCE: in LANES lanes, then across them — then dy - exp(y) * total (LOG, softmax_exp's
+    exp) or (dy - total) * y."""
+    n, c = y.shape[0], y.shape[1]
+    y, dy = y.reshape(n, c, -1), dy.reshape(n, c, -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = dy if log else dy * y
+        total = _channel_totals(p) if channel_mode else _instance_totals(p.reshape(n, -1)).reshape(n, 1, 1)
+        if log:
+            g = softmax_exp.exp(y)
+            g *= total
+            np.subtract(dy, g, out=g)
+        else:
+            g = dy - total
+            g *= y
     return g
+
+
+LANES = 16  # the instance sum's partial sums (csrc/kernels/softmax.c)
+
+
+def _channel_totals(p):
+    """(N, 1, S): p's rows added one after the other from the first (a reduce could pick another order)."""
+    total = p[:, :1].copy()
+    for c in range(1, p.shape[1]):
+        total += p[:, c:c + 1]
+    return total
+
+
+def _instance_totals(p):
+    """(N,): each row of p summed in LANES lanes (lane i mod LANES, the first block as it is, the last padded
+    with +0: add.reduce down a (blocks, LANES) matrix adds row after row), then lane after lane."""
+    n, m = p.shape
+    if m % LANES:
+        padded = np.zeros((n, -(-m // LANES) * LANES), p.dtype)
+        padded[:, :m] = p
+        p = padded
+    lanes = np.add.reduce(p.reshape(n, -1, LANES), axis=1)
+    total = lanes[:, 0].copy()
+    for k in range(1, LANES):
+        total += lanes[:, k]
+    return total
 
 
 class SoftmaxForward(mcdnn.McdnnOp):
@@ -101,103 +138,32 @@ class SoftmaxBackward(mcdnn.McdnnOp):
         channel_mode = a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"]
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
 
-        def channel(p):  # image by image: each image's channel sums and temporaries stay in cache
-            for n in range(p["y"].shape[0]):
-                if direct and _channel_direct(log, p["y"][n], p["dy"][n], p["dx"][n]):
-                    continue
-                y, dy = mcdnn.as_compute(p["y"][n], ct), mcdnn.as_compute(p["dy"][n], ct)
-                mcdnn.write(p["dx"][n], backward(a.algo, (0,), y, dy), a.alpha_value, a.beta_value)
-
-        def instance(p):
-            for n in range(p["y"].shape[0]):
-                y, dy = mcdnn.as_compute(p["y"][n], ct), mcdnn.as_compute(p["dy"][n], ct)
-                # the image's one sum: Σ dy (LOG) or Σ dy*y
-                total = dy.sum(dtype=ct) if log else ct.type(np.vdot(dy, y))
-                if direct and _instance_direct(log, total, y, dy, p["dx"][n]):
-                    continue
-                if log:
-                    g = np.exp(y)
-                    g *= total
-                    np.subtract(dy, g, out=g)
-                else:
-                    g = dy - total
-                    g *= y
-                mcdnn.write(p["dx"][n], g, a.alpha_value, a.beta_value)
-        mcdnn.by_batch(v, channel if channel_mode else instance)
+        def run(p):
+            y, dy, dx = p["y"], p["dy"], p["dx"]
+            if direct and _kernel(log, channel_mode, y, dy, dx):
+                return
+            # the kernel's layout: dense compute-type copies (the reference sums in C order too)
+            y, dy = np.ascontiguousarray(y, dtype=ct), np.ascontiguousarray(dy, dtype=ct)
+            g = scratch.buffer("softmax dx", y.shape, ct)
+            if not _kernel(log, channel_mode, y, dy, g):
+                g = backward(log, channel_mode, y, dy).reshape(y.shape)
+            mcdnn.write(dx, g, a.alpha_value, a.beta_value)
+        mcdnn.by_batch(v, run)
 
 
-_BLOCK = 1 << 16  # elements per block of an instance-mode image: y, dy, dx and a temporary stay in L2
+_STREAM_BYTES = 4 << 20  # a dx this large cannot stay in a core's cache: the kernel streams it to memory
 
 
-def _rows(image):
-    """(C, H*W...) view of an image whose channels are rows of dense spatial elements, else None."""
-    shape, strides = image.shape, image.strides
-    for i in range(len(shape) - 1, 1, -1):
-        if strides[i - 1] != strides[i] * shape[i]:
-            return None
-    rows = image.reshape(shape[0], -1)
-    return rows if rows.strides[1] == image.itemsize and np.shares_memory(rows, image) else None
-
-
-def _channel_direct(log, y, dy, dx):
-    """backward()'s channel-mode operations written into dx, on the image as (C, spatial) rows (whole rows:
-    NumPy's 2-D passes cost more than the cache saves); the sums over C run row after row, as in
-    backward(). False when the layout or aliasing does not allow it."""
-    rows = [_rows(t) for t in (y, dy, dx)]
-    if any(r is None for r in rows) or np.shares_memory(dx, y):
+def _kernel(log, channel_mode, y, dy, dx):
+    """backward() by the C kernel, written into dx; False when the references must run or the arrays are not
+    dense compute-type arrays that dx overlaps only as the very same view."""
+    lib = kernels.lib()
+    if lib is None or y.ndim < 2 or not kernels.dense(y, dy, dx) or not kernels.apart(dx, y, dy) or y.size == 0:
         return False
-    y, dy, dx = rows
-    total = scratch.buffer("softmax sums", y.shape[1:], y.dtype)
-    lib = kernels.lib() if not log and kernels.dense(y, dy, dx) else None
-    if lib is not None:   # the same operations, fused: two passes over the image instead of four
-        return lib.opemu_kernel_softmax_channel_backward(y.itemsize, kernels.address(y), kernels.address(dy),
-                                                         kernels.address(dx), kernels.address(total),
-                                                         y.shape[0], y.shape[1]) == 0
-    with np.errstate(over="ignore", invalid="ignore"):
-        if log:  # dy - exp(y) * Σ dy
-            g = scratch.buffer("softmax rows", y.shape, y.dtype) if np.shares_memory(dx, dy) else dx
-            np.add.reduce(dy, axis=0, out=total)
-            np.exp(y, out=g)
-            np.multiply(g, total, out=g)
-            np.subtract(dy, g, out=dx)
-        else:  # (dy - Σ dy*y) * y
-            g = scratch.buffer("softmax rows", y.shape, y.dtype)
-            np.multiply(dy, y, out=g)
-            np.add.reduce(g, axis=0, out=total)
-            np.subtract(dy, total, out=dx)
-            np.multiply(dx, y, out=dx)
-    return True
-
-
-def _instance_direct(log, total, y, dy, dx):
-    """The instance-mode elementwise step written into dx block by block; False for layouts that are not
-    one dense block or when dx overlaps y."""
-    flat = mcdnn.flat_views([y, dy, dx])
-    if flat is None or np.shares_memory(dx, y):
-        return False
-    y, dy, dx = flat
-    g = scratch.buffer("softmax block", (min(_BLOCK, y.size),), y.dtype) if log else None
-    lib = kernels.lib() if kernels.dense(y, dy, dx) and kernels.apart(dx, dy) else None
-    with np.errstate(over="ignore", invalid="ignore"):
-        if lib is not None and not log:
-            lib.opemu_kernel_softmax_backward(0, y.itemsize, total, kernels.address(y), kernels.address(dy), kernels.null(),
-                                              kernels.address(dx),
-                                              y.size)
-            return True
-        for lo in range(0, y.size, _BLOCK):
-            hi = min(lo + _BLOCK, y.size)
-            if lib is not None:  # the C kernel after NumPy's exp(y)
-                gb = g[:hi - lo]
-                np.exp(y[lo:hi], out=gb)
-                lib.opemu_kernel_softmax_backward(1, y.itemsize, total, kernels.null(), kernels.address(dy[lo:]), kernels.address(gb),
-                                                  kernels.address(dx[lo:]), hi - lo)
-                continue
-            if log:  # dy - exp(y) * Σ dy
-                gb = g[:hi - lo]
-                np.exp(y[lo:hi], out=gb)
-                np.multiply(gb, total, out=gb)
-                np.subtract(dy[lo:hi], gb, out=dx[lo:hi])
-            else:  # (dy - Σ dy*y) * y
-                np.subtract(dy[lo:hi], total, out=dx[lo:hi])
-                np.multiply(dx[lo:hi], y[lo:hi], out=dx[lo:hi])
-    return True
+    n, c = y.shape[0], y.shape[1]
+    spatial = y.size // (n * c)
+    total = scratch.buffer("softmax totals", (spatial if channel_mode else 1,), y.dtype)
+    return lib.opemu_kernel_softmax_backward(y.itemsize, int(log), int(channel_mode), int(dx.nbytes >= _STREAM_BYTES),
+                                             kernels.address(y),
+                                             kernels.address(dy), kernels.address(dx), kernels.address(total),
+                                             n, c, spatial) == 0

@@ -1,0 +1,148 @@
+"""The softmax backward kernel (csrc/kernels/softmax.c) against its NumPy reference (ops/mcdnn/softmax.py
+backward, softmax_exp.exp): the same bits on random and special values, odd sizes, in place; its exp
+against the true exp. The torch oracle tests (test_mcdnn_ops.py) run with both OPEMU_KERNELS settings
+through test_kernels.py."""
+import numpy as np
+import pytest
+
+import conftest
+from opemu.core import kernels
+from opemu.ops.mcdnn import softmax, softmax_exp
+from test_kernels import FLOATS, assert_same_bits, special
+
+pytestmark = conftest.opemu_only
+DTYPE_IDS = {np.float32: "float32", np.float64: "float64"}
+
+
+@pytest.fixture(autouse=True)
+def lib():
+    library = kernels.lib()
+    if library is None:
+        pytest.fail("the C kernels did not load (is the build in place?)")
+    return library
+
+
+def c_exp(lib, x):
+    e = np.empty_like(x)
+    assert lib.opemu_kernel_softmax_exp(x.itemsize, kernels.address(x), kernels.address(e), x.size) == 0
+    return e
+
+
+def exp_arguments(dtype):
+    """Everywhere the exp's steps change: its whole range and past it, both ends of the clamp, the
+    subnormal and overflow edges, ties of t*log2(e) near k + 1/2, and the special values."""
+    rng = np.random.default_rng(7)
+    limit = 720.0 if dtype == np.float64 else 95.0
+    edges = np.log(np.array([np.finfo(dtype).max, np.finfo(dtype).tiny, np.finfo(dtype).smallest_subnormal]))
+    parts = [rng.uniform(-limit * 1.1, limit, 20000), rng.standard_normal(5000),
+             (np.arange(-300, 300) + 0.5) * np.log(2), np.concatenate([np.nextafter(edges, -np.inf), edges,
+                                                                       np.nextafter(edges, np.inf)]),
+             special(200, dtype, rng), [-104.0, 89.0, -746.0, 710.0, 1e30, -1e30]]
+    return np.concatenate([np.asarray(p, np.float64) for p in parts]).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+def test_exp_is_bit_identical_to_its_reference(lib, dtype):
+    x = exp_arguments(dtype)
+    assert_same_bits(c_exp(lib, x), softmax_exp.exp(x))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+def test_exp_of_chunks_inside_the_normal_range_is_bit_identical(lib, dtype):
+    """Chunks whose every x keeps exp(x) normal take the kernel's shorter loop (one scaling): the same bits,
+    up to both ends of that range."""
+    lo, hi = (-87.0, 88.0) if dtype == np.float32 else (-708.0, 709.0)
+    ends = np.array([lo, hi, np.nextafter(dtype(lo), 0), np.nextafter(dtype(hi), 0)], dtype)
+    x = np.concatenate([np.resize(ends, 512), np.linspace(lo, hi, 4096, dtype=dtype),
+                        np.linspace(lo, lo + 2, 1500, dtype=dtype), np.linspace(hi - 2, hi, 1500, dtype=dtype)])
+    assert_same_bits(c_exp(lib, x), softmax_exp.exp(x))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+def test_exp_is_within_two_ulp_of_exp(dtype):
+    x = exp_arguments(dtype)
+    x = x[np.isfinite(x)]
+    with np.errstate(over="ignore"):
+        exact = np.exp(x.astype(np.longdouble))
+    ours = softmax_exp.exp(x).astype(np.longdouble)
+    finfo = np.finfo(dtype)
+    normal = (exact >= finfo.tiny) & (exact <= finfo.max)
+    ulp = np.spacing(exact[normal].astype(dtype)).astype(np.longdouble)
+    assert np.max(np.abs(ours[normal] - exact[normal]) / ulp) <= 2
+    below = exact < finfo.tiny   # subnormal results: within one step of the subnormal grid
+    assert np.max(np.abs(ours[below] - exact[below])) <= np.longdouble(finfo.smallest_subnormal)
+    assert np.all(np.isinf(ours[exact > finfo.max]))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+def test_exp_of_special_values(dtype):
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0], dtype)
+    e = softmax_exp.exp(x)
+    assert e[:4].tolist() == [1.0, 1.0, np.inf, 0.0] and np.isnan(e[4])
+    assert abs(e[5] - np.e) <= np.spacing(dtype(np.e))
+
+
+SHAPES = [(1, 1, 1), (2, 3, 5), (3, 17, 1), (2, 5, 7, 3), (2, 4, 4), (3, 7, 1031)]
+
+
+def pair(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    y = special(n, dtype, rng).reshape(shape)
+    return y, special(n, dtype, rng).reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
+@pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
+def test_backward_is_bit_identical(log, channel_mode, shape, dtype):
+    y, dy = pair(shape, dtype, len(shape) + shape[-1])
+    dx = np.empty_like(y)
+    with np.errstate(all="ignore"):
+        assert softmax._kernel(log, channel_mode, y, dy, dx)
+        expected = softmax.backward(log, channel_mode, y, dy)
+    assert_same_bits(dx, expected.reshape(shape))
+
+
+@pytest.mark.parametrize("over", ["y", "dy"])
+@pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
+@pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
+def test_backward_in_place(log, channel_mode, over):
+    y, dy = pair((2, 6, 37), np.float32, 3)
+    with np.errstate(all="ignore"):
+        expected = softmax.backward(log, channel_mode, y, dy)
+        target = y if over == "y" else dy
+        assert softmax._kernel(log, channel_mode, y, dy, target)
+    assert_same_bits(target, expected.reshape(target.shape))
+
+
+def test_backward_leaves_strided_and_shifted_views_to_the_reference():
+    y, dy = pair((2, 4, 64), np.float32, 5)
+    assert not softmax._kernel(False, True, y[:, :, ::2], dy[:, :, ::2], np.empty((2, 4, 32), np.float32))
+    base = np.zeros(2 * 4 * 64 + 1, np.float32)
+    shifted = base[1:].reshape(y.shape)
+    shifted[...] = dy
+    assert not softmax._kernel(False, True, y, shifted, base[:-1].reshape(y.shape))
+    assert not softmax._kernel(False, True, y.astype(np.float16), dy.astype(np.float16), np.empty(y.shape, np.float16))
+
+
+@pytest.mark.parametrize("m", [1, 15, 16, 50])
+def test_instance_sum_runs_in_lanes_then_across_them(m):
+    """The reference's add.reduce down (blocks, 16) adds the blocks one after the other, each lane from its
+    first block: the sum as scalar float32 operations in that order."""
+    rng = np.random.default_rng(m)
+    p = (rng.standard_normal(m) * 10 ** rng.uniform(-3, 3, m)).astype(np.float32)
+    lanes = [p[k] if k < m else np.float32(0) for k in range(softmax.LANES)]
+    for j in range(softmax.LANES, m, softmax.LANES):
+        for k in range(softmax.LANES):
+            lanes[k] = np.float32(lanes[k] + (p[j + k] if j + k < m else np.float32(0)))
+    total = lanes[0]
+    for k in range(1, softmax.LANES):
+        total = np.float32(total + lanes[k])
+    assert softmax._instance_totals(p.reshape(1, m))[0].tobytes() == total.tobytes()
+
+
+def test_channel_sum_runs_down_the_channels_in_order():
+    p = np.array([[[1e8], [1.0], [-1e8], [1.0]]], np.float32)  # (1e8 + 1) - 1e8 + 1 = 1 in float32, not 2
+    assert softmax._channel_totals(p).ravel().tolist() == [1.0]
