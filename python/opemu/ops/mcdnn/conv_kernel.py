@@ -134,9 +134,14 @@ class GridScratch:
 
     @staticmethod
     def images(g, ct, filter_gradient=False):
-        copies = g.window[-1] if _shifted(g, filter_gradient) else 1
-        per_image = max(g.c, g.k) * copies * g.plane * ct.itemsize
-        return max(1, min(g.n, CHUNK_BYTES // max(per_image, 1)))
+        """Images per chunk: the shifted copies get the chunk budget; without them a quarter of it, so that the
+        result, which each window element's GEMM reads and writes again, stays in a core's L2 (2 images of
+        64x56x56: 10% faster than 9)."""
+        if _shifted(g, filter_gradient):
+            per_image, budget = max(g.c, g.k) * g.window[-1] * g.plane * ct.itemsize, CHUNK_BYTES
+        else:
+            per_image, budget = max(g.c, g.k) * g.plane * ct.itemsize, CHUNK_BYTES // 4
+        return max(1, min(g.n, budget // max(per_image, 1)))
 
     @staticmethod
     def shapes(g, nb, filter_gradient=False):
