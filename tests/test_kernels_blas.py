@@ -45,6 +45,17 @@ def test_gemm_on_a_transposed_window_is_matmul(dtype):
     assert c.tobytes() == np.matmul(a, b).tobytes()
 
 
+def test_gemm_refuses_operands_that_do_not_fit():
+    with pytest.raises(ValueError):
+        blas.gemm(np.ones((4, 3)), np.ones((3, 4), np.float32), np.empty((4, 4), np.float32), accumulate=False)
+    with pytest.raises(ValueError):
+        blas.gemm(np.ones((4, 3), np.float32), np.ones((2, 4), np.float32), np.empty((4, 4), np.float32),
+                  accumulate=False)
+    with pytest.raises(ValueError):
+        blas.gemm(np.ones((4, 3), np.float32), np.ones((3, 4), np.float32), np.empty((4, 4), np.float32).T,
+                  accumulate=False)
+
+
 def test_gemm_refuses_an_operand_without_a_unit_stride():
     a = np.ones((4, 8), np.float32)[:, ::2]
     with pytest.raises(ValueError):

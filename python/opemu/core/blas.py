@@ -88,9 +88,14 @@ def gemm(a, b, c, accumulate):
     function = _gemms[c.dtype]
     m, n = c.shape
     k = a.shape[1]
+    if a.dtype != c.dtype or b.dtype != c.dtype or a.shape[0] != m or b.shape != (k, n):
+        raise ValueError("GEMM operands %s %s @ %s %s into %s %s do not fit"
+                         % (a.dtype, a.shape, b.dtype, b.shape, c.dtype, c.shape))
     trans_a, lda = _layout(a)
     trans_b, ldb = _layout(b)
-    _, ldc = _layout(c)
+    trans_c, ldc = _layout(c)
+    if trans_c != _NO_TRANS:
+        raise ValueError("GEMM writes a row-major c")
     function(_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
              1.0 if accumulate else 0.0, c.ctypes.data, ldc)
 
