@@ -68,6 +68,10 @@ int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const in
  * (the last ones of the same list), one pass, the least work that touches those bytes. */
 void opemu_kernel_stream(void *const *arrays, int inputs, int outputs, int64_t n);
 
+/* fp32 values rounded in place to bfloat16 precision, n dense elements (csrc/kernels/rounding.c): round to
+ * nearest even on the bit pattern, as python/opemu/core/rounding.py does. */
+void opemu_kernel_round_bf16(float *values, int64_t n);
+
 /* Dropout backward over elements lo..hi of dense arrays (csrc/kernels/dropout.c): dx = dy * scale where the
  * packed keep bit (np.packbits order) is set, else +0; `scale` is exact in the element type. dx may be dy.
  * Returns 0, or -1 for a size it does not handle. */

@@ -5,6 +5,8 @@ would produce: round to nearest, ties to even, as the kernels' RINT casts do."""
 import ml_dtypes
 import numpy as np
 
+from opemu.core import kernels
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FP16 = np.dtype(np.float16)
 
@@ -15,6 +17,10 @@ def round_in_place(values, dtype, scratch):
     if dtype == BF16:
         # RNE on the bit pattern: add 0x7FFF plus the lowest kept bit, then drop 16 bits.
         # NaNs keep a NaN pattern (their high mantissa bit is set), infinities stay infinite.
+        lib = kernels.lib() if values.flags.c_contiguous and values.dtype == np.float32 else None
+        if lib is not None:   # the same steps in one C pass (csrc/kernels/rounding.c)
+            lib.opemu_kernel_round_bf16(kernels.float_pointer(values), values.size)
+            return
         bits = values.view(np.uint32)
         np.right_shift(bits, 16, out=scratch)
         np.bitwise_and(scratch, 1, out=scratch)
