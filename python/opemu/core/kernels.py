@@ -71,7 +71,8 @@ def strided_address(array):
 
 
 def float_pointer(array):
-    """A float * to a dense-rowed fp32 array's first element, or NULL for None."""
+    """A float * to a dense-rowed fp32 array's first element, or NULL for None. The pointer does not keep
+    the array alive: the caller holds it for the call."""
     if array is None:
         return device.ffi.NULL
     return device.ffi.cast("float *", strided_address(array))

@@ -192,16 +192,14 @@ def _segment_kernel(rows, order, starts, lengths, targets, out, scale):
     parts = parallel.WORKERS if rows.shape[1] * order.size >= (1 << 18) else 1
     bounds = sorted({0, starts.size} | set(np.searchsorted(ends, [order.size * i // parts for i in range(1, parts)],
                                                            side="right").tolist()))
-    rows_address, out_address = kernels.strided_address(rows), kernels.strided_address(out)
-    pointer = kernels.int64_pointer
+    pointer, floats = kernels.int64_pointer, kernels.float_pointer
 
     def run(lo, hi):
-        part = np.empty(rows.shape[1], np.float32)
-        lib.opemu_kernel_segment_sums(device.ffi.cast("float *", rows_address), rows.strides[0] // 4, rows.shape[1],
-                                      pointer(order), pointer(starts[lo:hi]), pointer(lengths[lo:hi]),
-                                      pointer(targets[lo:hi]), hi - lo, int(scale), LONG_SEGMENT, BLOCK_ROWS,
-                                      device.ffi.cast("float *", out_address), out.strides[0] // 4,
-                                      device.ffi.cast("float *", kernels.address(part)))
+        part = np.empty(rows.shape[1], np.float32)   # named: a cast pointer does not keep its array alive
+        lib.opemu_kernel_segment_sums(floats(rows), rows.strides[0] // 4, rows.shape[1], pointer(order),
+                                      pointer(starts[lo:hi]), pointer(lengths[lo:hi]), pointer(targets[lo:hi]),
+                                      hi - lo, int(scale), LONG_SEGMENT, BLOCK_ROWS, floats(out), out.strides[0] // 4,
+                                      floats(part))
     parallel.run(run, list(zip(bounds, bounds[1:])), parallel=parts > 1)
     return True
 
