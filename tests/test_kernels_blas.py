@@ -1,5 +1,6 @@
-"""GEMM through NumPy's own BLAS (opemu.core.blas) is bit-identical to its NumPy twin, matmul then add, and
-the convolutions built on it give the bits of their NumPy references."""
+"""GEMM through NumPy's own BLAS (opemu.core.blas) and the C kernel that sums several products
+(chain_sums) are bit-identical to their NumPy twin, matmul then add, and the convolutions built on them give
+the bits of their NumPy references."""
 import numpy as np
 import pytest
 
@@ -62,6 +63,74 @@ def test_gemm_refuses_an_operand_without_a_unit_stride():
         blas.gemm(a, np.ones((4, 4), np.float32), np.empty((4, 4), np.float32), accumulate=False)
 
 
+chained = pytest.mark.skipif(not blas.chain_available(), reason="no AVX-512, or a BLAS that does not chain its sums")
+
+
+def _chain_case(rng, rows, cols, inner):
+    """Terms of `inner` lengths laid out as the grid convolution lays them: a (terms, rows, width) filter read
+    through row and term offsets, b one grid read at a column offset per term, with room for the twin's whole
+    vectors; and the twin's sums of the terms (over whole vectors of columns, as the convolution runs it)."""
+    width, padded = max(inner), blas.whole_vectors(cols)
+    a = _special(rng, (len(inner), rows, width + 3), np.float32)
+    b = _special(rng, (width + 2, padded + 40), np.float32)
+    offsets = rng.integers(0, 40, size=len(inner))
+    row_step = b.shape[1]
+    tables = dict(a_rows=np.arange(rows, dtype=np.int64) * a.shape[2],
+                  a_at=np.arange(len(inner), dtype=np.int64) * a[0].size + 1,
+                  b_at=(offsets + row_step).astype(np.int64), ldb=row_step, inner=np.array(inner, np.int64))
+    terms = [(a[t, :, 1:1 + k], b[1:1 + k, o:o + padded]) for t, (k, o) in enumerate(zip(inner, offsets))]
+    return a, b, tables, terms
+
+
+def _twin(terms, c, accumulate):
+    """The NumPy twin on whole vectors of columns: c's first columns, as the kernel writes them."""
+    padded = np.zeros((c.shape[0], terms[0][1].shape[1]), np.float32)
+    padded[:, :c.shape[1]] = c
+    for t, (left, right) in enumerate(terms):
+        blas.reference(left, right, padded, accumulate or t > 0)
+    return padded[:, :c.shape[1]]
+
+
+def _chain(c, a, b, tables, accumulate=False):
+    blas.chain_sums(c, a, tables["a_rows"], tables["a_at"], b, tables["b_at"], tables["ldb"], tables["inner"],
+                    accumulate)
+
+
+@chained
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("rows,cols", [(2, 2), (7, 17), (8, 48), (13, 100), (64, 131), (19, 64), (6, 250)])
+def test_chain_sums_are_the_products_added_in_order(rows, cols, accumulate):
+    rng = np.random.default_rng(rows * 1000 + cols)
+    a, b, tables, terms = _chain_case(rng, rows, cols, [1, 64, 3, blas.K_BLOCK, 17])
+    c = _special(rng, (rows, cols + 5), np.float32)[:, 2:2 + cols]   # a window: its row stride is not cols
+    expected = _twin(terms, c, accumulate)
+    _chain(c, a, b, tables, accumulate)
+    assert c.tobytes() == expected.tobytes()
+
+
+@chained
+def test_chain_sums_carry_inf_and_nan_as_blas_does():
+    rng = np.random.default_rng(5)
+    a, b, tables, terms = _chain_case(rng, 9, 70, [64, 64])
+    a[0, 3, 10], b[20, :] = np.inf, np.nan
+    a[1, 5, 4], b[7, 30] = -np.inf, np.inf
+    c = np.empty((9, 70), np.float32)
+    expected = _twin(terms, c, False)
+    _chain(c, a, b, tables)
+    assert c.tobytes() == expected.tobytes()
+
+
+@chained
+def test_chain_sums_leave_the_rest_of_c_alone():
+    rng = np.random.default_rng(8)
+    a, b, tables, _ = _chain_case(rng, 11, 50, [64])
+    buffer = np.full((13, 60), 7.0, np.float32)
+    _chain(buffer[1:12, 3:53], a, b, tables)
+    outside = np.ones(buffer.shape, bool)
+    outside[1:12, 3:53] = False
+    assert (buffer[outside] == 7.0).all()
+
+
 GEOMETRIES = {   # x shape, w shape, pad, dilation, groups
     "3x3": ((3, 5, 9, 8), (6, 5, 3, 3), (1, 1), (1, 1), 1),
     "5x3 dilated": ((2, 4, 11, 10), (3, 4, 5, 3), (2, 1), (2, 3), 1),
@@ -77,6 +146,7 @@ def _both(compute, monkeypatch):
     """compute() through the BLAS path, then through the NumPy references."""
     fast = compute()
     monkeypatch.setattr(blas, "_gemms", {})
+    monkeypatch.setattr(blas, "_chain", False)
     return fast, compute()
 
 

@@ -167,4 +167,14 @@ int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming,
 /* e[i] = the softmax backward's exp of x[i] (softmax.c says how), n dense elements. */
 int opemu_kernel_softmax_exp(int size, const void *x, void *e, int64_t n);
 
+/* ---- sums of GEMM products (csrc/kernels/chain.c) ----
+ * c[r][n] (r < rows, n < cols, row stride ldc) = c (when `accumulate`) + P_0 + P_1 + ... in term order, one
+ * rounding per sum, where P_t[r][n] sums a[a_row[r] + a_at[t] + k] * b[b_at[t] + k * ldb + n] over
+ * k < inner[t] as one chain of fused multiply-adds from +0 in k order (how the bundled OpenBLAS forms a
+ * product whose inner dimension fits its K block). c must not overlap a or b. Returns 0, or -1 on a CPU
+ * without AVX-512 (the caller runs BLAS). */
+int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
+                            const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
+                            int64_t ldb, float *c, int64_t ldc, int accumulate);
+
 #endif

@@ -13,7 +13,13 @@ core's K block (the vocab-parallel gradient sums longer ones: it has no twin to 
 Every GEMM a kernel makes goes to this one library: OpenBLAS's workers spin on the cores for a while
 after each call, so alternating two libraries' pools (SciPy links its own) costs several times the work.
 Operands are 2-D views with one unit stride (either: a transposed view is passed as such), so a window of
-a larger buffer is used in place."""
+a larger buffer is used in place.
+
+A sum of several such products (a convolution's window elements) goes faster through `chain_sums`, the C
+kernel csrc/kernels/chain.c, which keeps a tile of the result in registers across each product and in L1
+across the sum. It forms every product the way this OpenBLAS does (one fused multiply-add chain per element,
+from +0 in k order); that is checked, not assumed: `chain_available` runs both on a probe of awkward
+values and sizes first."""
 import ctypes
 import glob
 import os
@@ -23,11 +29,15 @@ import numpy as np
 from opemu.core import kernels
 
 K_BLOCK = 128
+# Products that must match chain_sums run over whole vectors of this many columns: OpenBLAS's small-matrix
+# path (SkylakeX) sums a last partial vector of 1-8 columns in another order than its full ones.
+VECTOR = 16
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _NAMES = {np.dtype(np.float32): ("scipy_cblas_sgemm64_", ctypes.c_float),
           np.dtype(np.float64): ("scipy_cblas_dgemm64_", ctypes.c_double)}
 _gemms = None
+_chain = None
 
 
 def _bundled_library():
@@ -120,3 +130,51 @@ def reference(a, b, c, accumulate, partial=None):
             partial = np.empty_like(c)
         np.matmul(a, b, out=partial)
         np.add(c, partial, out=c)
+
+
+def whole_vectors(columns):
+    """`columns` rounded up to whole vectors (VECTOR)."""
+    return -(-columns // VECTOR) * VECTOR
+
+
+def chain_available():
+    """True when `chain_sums` gives the bits of `product` on this machine: the kernel runs (AVX-512) and this
+    BLAS forms its products as fused multiply-add chains (measured once, on a probe)."""
+    global _chain
+    if _chain is None:
+        _chain = available(np.float32) and kernels.lib() is not None and _probe()
+    return _chain
+
+
+def _probe():
+    rng = np.random.default_rng(2024)
+    values = np.array([0.0, -0.0, 1e-40, -3e-39, 3.0e38, -1.0, 1.0 + 2.0 ** -23], np.float32)
+    inner = [1, 7, 70, K_BLOCK]
+    rows, cols = 9, 4 * VECTOR
+    a = rng.standard_normal((len(inner), rows, K_BLOCK), dtype=np.float32)
+    b = rng.standard_normal((len(inner), K_BLOCK, cols), dtype=np.float32)
+    for array in (a, b):
+        flat = array.reshape(-1)
+        picks = rng.choice(flat.size, size=flat.size // 40, replace=False)
+        flat[picks] = rng.choice(values, size=picks.size)
+    a *= np.float32(1e-3) ** rng.integers(0, 3, size=(len(inner), rows, 1))   # magnitudes that cancel and round
+    expected = np.empty((rows, cols), np.float32)
+    for t, k in enumerate(inner):
+        product(expected, a[t, :, :k], b[t, :k], accumulate=t > 0)
+    got = np.empty_like(expected)
+    table = np.arange(len(inner), dtype=np.int64)
+    if chain_sums(got, a, np.arange(rows, dtype=np.int64) * K_BLOCK, table * rows * K_BLOCK, b,
+                  table * K_BLOCK * cols, cols, np.array(inner, np.int64), accumulate=False) != 0:
+        return False
+    return got.tobytes() == expected.tobytes()
+
+
+def chain_sums(c, a, a_rows, a_at, b, b_at, ldb, inner, accumulate):
+    """c (rows, cols), row-major rows = (c when `accumulate`) + the product of each term t in order, term t
+    being rows a[a_rows + a_at[t]:][:inner[t]] (element offsets into a) times inner[t] rows of b from
+    b_at[t], ldb elements apart (csrc/kernels/chain.c). The tables are int64 arrays the caller keeps alive;
+    a, b and c are float32 arrays (their first element is the base). Returns the kernel's status."""
+    return kernels.lib().opemu_kernel_chain_sums(
+        c.shape[0], c.shape[1], len(inner), kernels.int64_pointer(inner), kernels.float_pointer(a),
+        kernels.int64_pointer(a_rows), kernels.int64_pointer(a_at), kernels.float_pointer(b),
+        kernels.int64_pointer(b_at), ldb, kernels.float_pointer(c), c.strides[0] // c.itemsize, accumulate)

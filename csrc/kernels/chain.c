@@ -1,0 +1,98 @@
+/* Sums of GEMM products as NumPy's BLAS forms them, in one pass (python/opemu/core/blas.py, chain_sums).
+ *
+ * The grid convolutions (python/opemu/ops/mcdnn/conv_kernel.py) add up one GEMM product per window
+ * element, or per block of the grid; BLAS rereads and rewrites the whole result for each. Here a tile of
+ * the result stays in registers while one term's products are summed, and in L1 while the terms are added.
+ *
+ * The bundled OpenBLAS (the NumPy twin's matmul) forms each element of a product whose inner dimension
+ * fits its K block as one chain of fused multiply-adds from +0 in k order; this kernel forms the same
+ * chain, so the two agree to the bit. Whether that holds for the BLAS at hand is a measured fact, not an
+ * assumption: opemu.core.blas compares the two on a probe before the kernel is used. */
+#include "kernels.h"
+
+#include <immintrin.h>
+
+#define LANES 16
+#define UNROLLED _Pragma("GCC unroll 8")   /* the tile's accumulators stay in registers only if fully unrolled */
+
+/* One tile: TILE_ROWS rows by VECS vectors of columns. Term t's chain is formed in registers, then written
+ * (the first term of a fresh sum) or added. Only the last column tile of a row is MASKED (`mask`, the
+ * columns of each vector that exist): a masked load costs the others about a tenth of their speed. */
+#define DEFINE_TILE(NAME, TILE_ROWS, VECS, MASKED)                                                        \
+    __attribute__((target("avx512f"), always_inline)) static inline void NAME(                           \
+        const float *a, const int64_t *a_row, int64_t a_at, const float *b, int64_t ldb, int64_t inner,  \
+        int write, float *c, int64_t ldc, const __mmask16 *mask)                                          \
+    {                                                                                                     \
+        __m512 acc[TILE_ROWS][VECS];                                                                      \
+        const float *ar[TILE_ROWS];                                                                       \
+        UNROLLED for (int r = 0; r < TILE_ROWS; r++) {                                                    \
+            ar[r] = a + a_row[r] + a_at;                                                                  \
+            UNROLLED for (int v = 0; v < VECS; v++)                                                       \
+                acc[r][v] = _mm512_setzero_ps();                                                          \
+        }                                                                                                 \
+        for (int64_t k = 0; k < inner; k++, b += ldb) {                                                   \
+            __m512 bv[VECS];                                                                              \
+            UNROLLED for (int v = 0; v < VECS; v++)                                                       \
+                bv[v] = MASKED ? _mm512_maskz_loadu_ps(mask[v], b + v * LANES) : _mm512_loadu_ps(b + v * LANES); \
+            UNROLLED for (int r = 0; r < TILE_ROWS; r++) {                                                \
+                __m512 av = _mm512_set1_ps(ar[r][k]);                                                     \
+                UNROLLED for (int v = 0; v < VECS; v++)                                                   \
+                    acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);                                    \
+            }                                                                                             \
+        }                                                                                                 \
+        UNROLLED for (int r = 0; r < TILE_ROWS; r++)                                                      \
+            UNROLLED for (int v = 0; v < VECS; v++) {                                                     \
+                float *cv = c + r * ldc + v * LANES;                                                      \
+                if (!write)                                                                               \
+                    acc[r][v] = _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], cv), acc[r][v]);             \
+                _mm512_mask_storeu_ps(cv, mask[v], acc[r][v]);                                            \
+            }                                                                                             \
+    }
+
+/* A column tile, every term for every block of rows: the tile's share of b for one term stays in L1 while
+ * the row blocks run over it. */
+#define DEFINE_COLUMN_TILE(NAME, TILE_ROWS, VECS, MASKED)                                                 \
+    DEFINE_TILE(NAME##_block, TILE_ROWS, VECS, MASKED)                                                    \
+    DEFINE_TILE(NAME##_row, 1, VECS, MASKED)                                                              \
+    __attribute__((target("avx512f"))) static void NAME(                                                 \
+        int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,                  \
+        const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at, int64_t ldb,      \
+        float *c, int64_t ldc, int accumulate)                                                            \
+    {                                                                                                     \
+        __mmask16 mask[VECS];                                                                             \
+        for (int v = 0; v < VECS; v++) {                                                                  \
+            int64_t left = cols - (int64_t)v * LANES;                                                     \
+            mask[v] = left >= LANES ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);  \
+        }                                                                                                 \
+        for (int64_t t = 0; t < terms; t++) {                                                             \
+            int write = t == 0 && !accumulate;                                                            \
+            int64_t r = 0;                                                                                \
+            for (; r + TILE_ROWS <= rows; r += TILE_ROWS)                                                 \
+                NAME##_block(a, a_row + r, a_at[t], b + b_at[t], ldb, inner[t], write, c + r * ldc, ldc, mask); \
+            for (; r < rows; r++)                                                                         \
+                NAME##_row(a, a_row + r, a_at[t], b + b_at[t], ldb, inner[t], write, c + r * ldc, ldc, mask); \
+        }                                                                                                 \
+    }
+
+DEFINE_COLUMN_TILE(columns_48, 8, 3, 0)
+DEFINE_COLUMN_TILE(columns_48_masked, 8, 3, 1)
+DEFINE_COLUMN_TILE(columns_64, 6, 4, 0)
+DEFINE_COLUMN_TILE(columns_64_masked, 6, 4, 1)
+
+int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
+                            const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
+                            int64_t ldb, float *c, int64_t ldc, int accumulate)
+{
+    if (!__builtin_cpu_supports("avx512f"))
+        return -1;
+    /* 8 rows by 48 columns, or 6 by 64 where that wastes fewer lanes (a 64-wide filter gradient) */
+    int wide = (cols + 63) / 64 * 64 < (cols + 47) / 48 * 48;
+    int64_t width = wide ? 64 : 48, n = 0;
+    for (; n + width <= cols; n += width)
+        (wide ? columns_64 : columns_48)(rows, width, terms, inner, a, a_row, a_at, b + n, b_at, ldb, c + n, ldc,
+                                         accumulate);
+    if (n < cols)
+        (wide ? columns_64_masked : columns_48_masked)(rows, cols - n, terms, inner, a, a_row, a_at, b + n, b_at,
+                                                       ldb, c + n, ldc, accumulate);
+    return 0;
+}
