@@ -10,7 +10,6 @@ import torch.nn.functional as F
 
 from common import best_of, row
 from mcdnn import check, descriptor, device, lib
-from opemu.ops.mcdnn import conv_kernel
 
 N, C, H, W = 32, 64, 56, 56
 TARGET = 1.5
@@ -43,32 +42,6 @@ def workspace(query, *args):
     if size.value:
         check(lib().mcMalloc(ctypes.byref(p), size.value), "mcMalloc")
     return p, ctypes.c_size_t(size.value)
-
-
-def filter_gemms(x, dy, w_shape):
-    """The backward filter's GEMMs as opemu's grid runs them (dy on the padded grid times x's r shifted
-    copies read at each outer window position, chunk by chunk of images), nothing else: the floor NumPy's
-    BLAS sets for that routine."""
-    r = w_shape[2]
-    pad = r // 2
-    plane_w = W + 2 * pad
-    plane = (H + 2 * pad) * plane_w
-    m = N * plane
-    grid = np.zeros((C, m + r * plane_w + r), np.float32)
-    grid[:, :m].reshape(C, N, H + 2 * pad, plane_w)[:, :, pad:pad + H, pad:pad + W] = x.transpose(1, 0, 2, 3)
-    shifted = np.stack([grid[:, s:s + m + (r - 1) * plane_w] for s in range(r)], axis=1).reshape(C * r, -1)
-    dy_grid = np.zeros((C, m), np.float32)
-    dy_grid.reshape(C, N, H + 2 * pad, plane_w)[:, :, :H, :W] = dy.transpose(1, 0, 2, 3)
-
-    chunk = conv_kernel.GridScratch.images(conv_kernel.Geometry(x.shape, w_shape, (pad, pad), (1, 1), (1, 1), 1, False),
-                                           np.dtype(np.float32), filter_gradient=True) * plane
-
-    def gemms():   # chunk by chunk, as the kernel goes
-        for lo in range(0, m, chunk):
-            hi = min(m, lo + chunk)
-            for q in range(r):
-                np.matmul(shifted[:, lo + q * plane_w:hi + q * plane_w], dy_grid[:, lo:hi].T)
-    return gemms
 
 
 def main():
@@ -115,7 +88,3 @@ def main():
             mine, peer = best_of(ours, theirs, rounds=2, calls=3)
             row("conv %s %s" % (name, direction), mine, "ms", reference=peer, reference_name="torch",
                 ratio=TARGET if name == "3x3" else None)
-            if name == "3x3" and direction == "backward filter":
-                floor, peer = best_of(filter_gemms(x, dy, w.shape), theirs, rounds=2, calls=3)
-                row("  its GEMMs alone (NumPy's BLAS, the grid's shapes)", floor, "ms", reference=peer,
-                    reference_name="torch")

@@ -15,12 +15,13 @@ Grid (unit stride, the common case). With stride 1 an output at padded position 
 input at j + offset(window element) for every image and position alike, so on the flat padded buffer
 (C, images*plane) a window element is a plain column window: the forward is the sum over window
 elements e of W_e (Kg, Cg) @ grid[:, offset_e:][:, :M], every padded grid position computed (the ones
-past the output are dropped). GEMM reads each window in place and adds its product into the result
-(beta = 1, opemu.core.blas; matmul and add are its NumPy twin), so no copy of the input is made per
+past the output are dropped). The window elements' products are summed in one C pass that keeps a tile
+of the result in registers and L1 (opemu.core.blas.chain_sums); its NumPy twin is one GEMM per window
+element adding its product into the result (beta = 1; matmul and add), so no copy of the input is made per
 window element. The backward data is the same on dy laid out on the grid (zeros between the outputs)
-with the offsets reversed and W transposed. The backward filter sums over the grid: its GEMMs run over
-x's S shifted copies along the last window dimension (rows (c, s) uniformly strided), one per outer
-window position q, shifted[:, offset_q:][:, :M] @ dy_grid^T (the gradient's columns transposed).
+with the offsets reversed and W transposed. The backward filter sums over the grid's positions, in blocks
+of K_BLOCK: row (c, window element) of the gradient is x's row c read at the element's offset, times dy
+laid out transposed (positions by output channels), so neither operand is copied per window element.
 Reading the grid adds terms weight * 0 at the dropped positions: exactly zero unless a factor is inf or
 NaN, so a non-finite filter (backward data) or result (backward filter) is recomputed on columns, whose
 sums hold only the terms of real windows. With one channel per group (depthwise) C kernels
@@ -84,7 +85,7 @@ class Geometry:
 
 
 PARALLEL_MIN = 1 << 20   # elements below which a copy is not worth the threads
-CHUNK_BYTES = 8 << 20    # the column (or shifted) matrix of one chunk of images: large GEMMs, scratch in cache
+CHUNK_BYTES = 8 << 20    # the column (or grid) matrix of one chunk of images: large sums, scratch in cache
 
 
 def _carve(shapes, ct, workspace):
@@ -118,44 +119,45 @@ class ColumnScratch:
 
 class GridScratch:
     """The buffers of one chunk of `nb` images on the padded grid (M = nb*plane positions), rows
-    enough for x (C) or dy (K): the operand (rows, M + reach) and the result (rows, M). For the filter
-    gradient the operand is x in S shifted copies along the last window dimension, (C, S, M + reach),
-    whose shift of step 0 is the operand. Zeroed once: the chunks only ever write the same positions,
-    so padding and the gaps between outputs stay zero."""
+    enough for x (C) or dy (K): the operand (rows, M + reach) and the result (rows, M), each with a vector's
+    slack. For the filter gradient the operand is x and the other buffer dy transposed, (G, M, Kg in whole
+    vectors). Zeroed once: the chunks only ever write the same positions, so padding and the gaps between
+    outputs stay zero."""
 
     def __init__(self, g, ct, workspace=None, filter_gradient=False):
         self.nb = self.images(g, ct, filter_gradient)
-        buffers = _carve(self.shapes(g, self.nb, filter_gradient), ct, workspace)
-        for buffer in buffers:
-            buffer.fill(0)
-        self.shifted = buffers[0] if _shifted(g, filter_gradient) else None
-        self.operand = buffers[0][:, 0] if self.shifted is not None else buffers[0]
-        self.out = buffers[1]
+        self.operand, self.out = _carve(self.shapes(g, self.nb, filter_gradient), ct, workspace)
+        self.operand.fill(0)
+        self.out.fill(0)
 
     @staticmethod
     def images(g, ct, filter_gradient=False):
-        """Images per chunk: the shifted copies get the chunk budget; without them a quarter of it, so that the
-        result, which each window element's GEMM reads and writes again, stays in a core's L2 (2 images of
-        64x56x56: 10% faster than 9)."""
-        if _shifted(g, filter_gradient):
-            per_image, budget = max(g.c, g.k) * g.window[-1] * g.plane * ct.itemsize, CHUNK_BYTES
-        else:
-            per_image, budget = max(g.c, g.k) * g.plane * ct.itemsize, CHUNK_BYTES // 4
+        """Images per chunk, as many as the chunk budget holds. The sums of products keep a tile of the result in
+        L1 across the window elements (opemu.core.blas.chain_sums), so the result need not fit a cache: 9
+        images of 64x56x56 run 15% faster than 2, by fewer hand-offs to the cores. (BLAS, where the kernel
+        cannot run, rewrites the whole result per window element and would be ~10% faster on 2.)"""
+        rows = max(g.c, g.groups * _dy_columns(g)) if _transposed(g, filter_gradient) else max(g.c, g.k)
+        per_image, budget = rows * g.plane * ct.itemsize, CHUNK_BYTES
         return max(1, min(g.n, budget // max(per_image, 1)))
 
     @staticmethod
     def shapes(g, nb, filter_gradient=False):
         rows, m = max(g.c, g.k), nb * g.plane
-        if _shifted(g, filter_gradient):
-            return [(g.c, g.window[-1], m + g.reach), (g.k, m)]
-        return [(rows, m + g.reach), (rows, m)]
+        slack = blas.VECTOR - 1   # the sums run over whole vectors of columns (_tap_sums)
+        if _transposed(g, filter_gradient):
+            return [(g.c, m + g.reach + slack), (g.groups, m, _dy_columns(g))]
+        return [(rows, m + g.reach + slack), (rows, m + slack)]
 
 
-def _shifted(g, filter_gradient):
-    """The filter gradient's GEMMs sum over the grid: S shifted copies of x let each run over Cg*S
-    columns (a GEMM per outer window position) where one per window element, over Cg, runs ~12% slower.
-    Depthwise sums its taps in C and needs none."""
+def _transposed(g, filter_gradient):
+    """The filter gradient sums over the grid's positions, so its dy is laid out transposed, positions by
+    output channels (_filter_sums). Depthwise sums its taps in C on dy as it is."""
     return filter_gradient and not g.depthwise
+
+
+def _dy_columns(g):
+    """A group's output channels in whole vectors: the columns of the transposed dy and of the gradient."""
+    return blas.whole_vectors(g.kg)
 
 
 def Scratch(g, ct, workspace=None, filter_gradient=False):
@@ -284,7 +286,10 @@ def _blocks(inner):
 def _tap_sums(w, operand, offsets, out):
     """out (G, R, m) = sum over window elements e (in order), then over blocks of the inner dimension, of
     w[e] (G, R, I) @ operand[:, :, offsets[e]:][:, :, :m]; each product added to out with one rounding, as
-    GEMM with beta = 1 adds it (opemu.core.blas), NumPy's matmul and add being its twin."""
+    GEMM with beta = 1 adds it (opemu.core.blas), NumPy's matmul and add being its twin. m is whole vectors
+    (blas.whole_vectors): the columns past the grid are computed and not used."""
+    if _chained(w, operand, offsets, out):
+        return out
     partial = None if blas.available(out.dtype) else np.empty(out.shape[1:], out.dtype)
     m = out.shape[2]
     first = True
@@ -295,6 +300,32 @@ def _tap_sums(w, operand, offsets, out):
                 blas.product(out[group], w[e, group][:, block], window[group, block], not first, partial)
             first = False
     return out
+
+
+CHAINED_MIN = 1 << 24   # multiply-adds below which the kernel's columns are not worth the threads
+
+
+def _chained(w, operand, offsets, out):
+    """_tap_sums in one C pass (opemu.core.blas.chain_sums): the same terms, window element by window element
+    and block by block, each group's columns shared among the cores. False where the kernel would not give
+    BLAS's bits: not fp32, or a one-row or one-column result (the twin's matmul takes those to gemv)."""
+    groups, rows, m = out.shape
+    if out.dtype != np.float32 or rows < 2 or m < 2 or not blas.chain_available():
+        return False
+    item = out.itemsize
+    blocks = _blocks(w.shape[3])
+    ldb = operand.strides[1] // item
+    inner = np.array([b.stop - b.start for _ in offsets for b in blocks], np.int64)
+    a_at = np.array([e * (w.strides[0] // item) + b.start for e in range(len(offsets)) for b in blocks], np.int64)
+    b_at = np.array([offset + b.start * ldb for offset in offsets for b in blocks], np.int64)
+    a_rows = np.arange(rows, dtype=np.int64) * (w.strides[2] // item)
+
+    def run(lo, hi):   # columns lo..hi of every group
+        for group in range(groups):
+            blas.chain_sums(out[group, :, lo:hi], w[0, group], a_rows, a_at, operand[group, :, lo:], b_at, ldb, inner,
+                            accumulate=False)
+    parallel.split(m, run, worth=out.size * int(inner.sum()) >= CHAINED_MIN)
+    return True
 
 
 def _per_element(w, g, reverse):
@@ -321,39 +352,69 @@ def _grid_pass(source, w, g, scratch, reverse):
     if g.depthwise:
         depthwise_taps(w.reshape(rows_out, g.rs), operand, _tap_offsets(g, reverse), result)
     else:
-        _tap_sums(_per_element(w, g, reverse), _by_group(operand, g), _tap_offsets(g, reverse), _by_group(result, g))
+        _tap_sums(_per_element(w, g, reverse), _by_group(operand, g), _tap_offsets(g, reverse),
+                  _by_group(scratch.out[:rows_out, :blas.whole_vectors(m)], g))
     return _on_grid(result, g, nb, rows_out, 0, _interior(g) if reverse else _outputs(g))
 
 
 def _grid_backward_filter(images, dy, g, scratch, acc):
-    """acc (G, Kg, Cg*RS) += dy_grid @ x_grid^T per outer window position q, x_grid's S shifts as the
-    columns: a GEMM whose inner dimension is the grid, added to acc once it is complete."""
+    """Adds a chunk's filter gradient to acc: (G, Cg*RS, Kg in whole vectors), rows (c, window element)
+    (_filter_sums); depthwise (rows, RS)."""
     nb, m = images.shape[0], images.shape[0] * g.plane
     operand = scratch.operand[:g.c]
     _place(images, _on_grid(operand, g, nb, g.c, 0, _interior(g)))
-    dy_grid = scratch.out[:g.k, :m]
-    _place(dy, _on_grid(dy_grid, g, nb, g.k, 0, _outputs(g)))
     with np.errstate(invalid="ignore"):   # 0 * inf in a gap: the caller takes columns then
         if g.depthwise:
-            acc += depthwise_filter(dy_grid, operand, _tap_offsets(g, reverse=False)).reshape(acc.shape)
+            dy_grid = scratch.out[:g.k, :m]
+            _place(dy, _on_grid(dy_grid, g, nb, g.k, 0, _outputs(g)))
+            acc += depthwise_filter(dy_grid, operand, _tap_offsets(g, reverse=False))
             return
-        taps, step = g.window[-1], g.dilation[-1]
-        outer = g.offsets[::taps]   # the offsets of the outer window positions (their first tap)
-        width = m + outer[-1]
-        shifted = scratch.shifted[:, :, :width]
-        columns = scratch.shifted.reshape(g.groups, g.cg * taps, -1)[:, :, :width]   # rows (c, s), one stride
+        dy_t = scratch.out[:, :m]
+        _place_transposed(dy, dy_t, g)
+        _filter_sums(_by_group(operand, g), dy_t, _tap_offsets(g, reverse=False), acc)
 
-        def copy(lo, hi):   # channels lo..hi: the shifts of steps 1..S-1 from the operand (step 0)
-            for s in range(1, taps):
-                shifted[lo:hi, s] = operand[lo:hi, s * step:s * step + width]
-        parallel.split(g.c, copy, worth=taps > 1 and shifted.size >= PARALLEL_MIN)
-        dy_grid = _by_group(dy_grid, g)
-        per_q = acc.reshape(g.groups, g.kg, g.cg, len(outer), taps)
-        product = np.empty((g.groups, g.cg * taps, g.kg), acc.dtype)   # transposed: OpenBLAS runs it ~17% faster
-        for q, at in enumerate(outer):
-            for group in range(g.groups):
-                blas.product(product[group], columns[group, :, at:at + m], dy_grid[group].T)
-            per_q[:, :, :, q] += product.transpose(0, 2, 1).reshape(g.groups, g.kg, g.cg, taps)
+
+def _place_transposed(dy, dy_t, g):
+    """dy (nb, K, out…) into dy_t (G, nb*plane, Kg…) at its grid positions, images split among the cores."""
+    nb, spatial = dy.shape[0], len(g.out)
+    target = dy_t.reshape((g.groups, nb) + g.padded + (dy_t.shape[2],))
+    target = target[(slice(None), slice(None)) + tuple(slice(0, o) for o in g.out) + (slice(0, g.kg),)]
+    source = np.moveaxis(dy.reshape((nb, g.groups, g.kg) + g.out), 2, -1).swapaxes(0, 1)
+
+    def copy(lo, hi):
+        target[:, lo:hi] = source[:, lo:hi]
+    parallel.split(nb, copy, worth=dy.size * (spatial > 0) >= PARALLEL_MIN)
+
+
+def _filter_sums(x_grid, dy_t, offsets, acc):
+    """acc (G, Cg*T, V) += for each block of K_BLOCK grid positions in order, the product x_grid at each
+    window element's offset times the block of dy_t: row c*T + t of acc, column k, is
+    Σ_j x_grid[c, j + offsets[t]] * dy_t[j, k]. Each block's product is added with one rounding, as GEMM
+    with beta = 1 adds it: the C kernel (opemu.core.blas.chain_sums) with the rows shared among the cores, or
+    its NumPy twin, matmul and add per window element and block."""
+    groups, m, columns = dy_t.shape
+    blocks = _blocks(m)
+    taps, cg = len(offsets), x_grid.shape[1]
+    item = acc.itemsize
+    if acc.dtype == np.float32 and cg > 1 and blas.chain_available():
+        ldx = x_grid.strides[1] // item
+        a_rows = (np.arange(cg, dtype=np.int64)[:, None] * ldx + offsets[None, :]).reshape(-1)
+        inner = np.array([b.stop - b.start for b in blocks], np.int64)
+        a_at = np.array([b.start for b in blocks], np.int64)
+        b_at = a_at * columns
+
+        def run(lo, hi):   # rows lo..hi of every group
+            for group in range(groups):
+                blas.chain_sums(acc[group, lo:hi], x_grid[group], a_rows[lo:hi], a_at, dy_t[group], b_at, columns,
+                                inner, accumulate=True)
+        parallel.split(cg * taps, run, worth=acc.size * m >= CHAINED_MIN)
+        return
+    partial = None if blas.available(acc.dtype) else np.empty((cg, columns), acc.dtype)
+    for block in blocks:
+        for t, offset in enumerate(offsets):
+            for group in range(groups):
+                blas.product(acc[group, t::taps], x_grid[group][:, offset + block.start:offset + block.stop],
+                             dy_t[group, block], True, partial)
 
 
 # ---- depthwise on the grid: the C kernels and their references ----
@@ -443,14 +504,19 @@ def backward_filter(operands, g, scratch, ct):
     """(G, Kg, Cg*RS) sum over the chunks of dy @ cols^T; `operands(lo, hi)` gives (images, dy) of a chunk.
     A non-finite grid result is recomputed on columns (the grid's extra terms are 0 * x, NaN for an
     infinite x), in host memory."""
-    acc = np.zeros((g.groups, g.kg, g.cg * g.rs), ct)
     if isinstance(scratch, GridScratch):
+        if g.depthwise:
+            acc = np.zeros((g.k, g.rs), ct)
+        else:
+            acc = np.zeros((g.groups, g.cg * g.rs, _dy_columns(g)), ct)
         for lo, hi in chunks(g, scratch):
             _grid_backward_filter(*operands(lo, hi), g, scratch, acc)
-        if np.isfinite(acc).all():
-            return acc
-        acc[...] = 0
+        if np.isfinite(acc[..., :g.kg] if not g.depthwise else acc).all():
+            if g.depthwise:
+                return acc.reshape(g.groups, g.kg, g.cg * g.rs)
+            return acc[:, :, :g.kg].transpose(0, 2, 1)
         scratch = ColumnScratch(g, ct)
+    acc = np.zeros((g.groups, g.kg, g.cg * g.rs), ct)
     for lo, hi in chunks(g, scratch):
         _columns_backward_filter(*operands(lo, hi), g, scratch, acc)
     return acc
