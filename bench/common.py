@@ -56,14 +56,21 @@ def row(name, value, unit, target=None, reference=None, reference_name="", ratio
                     "reference_name": reference_name, "target": target, "target_ratio": ratio, "met": met})
 
 
+# Thread pools spin on the cores for a while after their last job: OpenBLAS's (NumPy's BLAS, which opemu's
+# GEMMs use) for 2^28 cycles, ~80 ms here, in which a torch convolution ran at half speed; torch's OpenMP
+# workers likewise. Each block of calls starts once the other side's pool has gone to sleep.
+IDLE_SECONDS = 0.1
+
+
 def best_of(ours, theirs, rounds=4, calls=5):
-    """Best single call of each side over `rounds` alternating blocks of `calls` calls. Blocks rather than
-    single alternating calls: torch's OpenMP workers spin for a while after each of its calls, which
-    would land on whichever side runs next; within a block each side meets only its own load."""
+    """Best single call of each side over `rounds` alternating blocks of `calls` calls, each block started
+    on idle cores (IDLE_SECONDS). Blocks rather than single alternating calls: within a block each side
+    meets only its own load."""
     ours(), theirs()
     best = [float("inf"), float("inf")]
     for _ in range(rounds):
         for i, fn in enumerate((ours, theirs)):
+            time.sleep(IDLE_SECONDS)
             for _ in range(calls):
                 start = time.perf_counter()
                 fn()
