@@ -10,6 +10,7 @@
  * assumption: opemu.core.blas compares the two on a probe before the kernel is used. */
 #include "kernels.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
 #define LANES 16
@@ -96,3 +97,14 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
                                                        ldb, c + n, ldc, accumulate);
     return 0;
 }
+
+#else   /* another architecture: the caller runs BLAS */
+
+int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
+                            const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
+                            int64_t ldb, float *c, int64_t ldc, int accumulate)
+{
+    return -1;
+}
+
+#endif
