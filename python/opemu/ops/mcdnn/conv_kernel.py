@@ -283,12 +283,31 @@ def _blocks(inner):
     return [slice(lo, min(lo + blas.K_BLOCK, inner)) for lo in range(0, max(inner, 1), blas.K_BLOCK)]
 
 
-def _tap_sums(w, operand, offsets, out):
+def _live(g, nb, region):
+    """The grid columns of a chunk of nb images whose sums are used: per image, the positions whose index in
+    the first spatial dimension lies in `region` (its (start, length)); the rows outside are dropped."""
+    (start, length), pitch = region[0], g.plane // g.padded[0]
+    return [(i * g.plane + start * pitch, i * g.plane + (start + length) * pitch) for i in range(nb)]
+
+
+def _pieces(ranges, lo, hi):
+    """The parts of `ranges` (sorted, disjoint) from the lo-th to the hi-th of their columns."""
+    pieces, at = [], 0
+    for start, stop in ranges:
+        first, last = max(lo - at, 0), min(hi - at, stop - start)
+        if first < last:
+            pieces.append((start + first, start + last))
+        at += stop - start
+    return pieces
+
+
+def _tap_sums(w, operand, offsets, out, live):
     """out (G, R, m) = sum over window elements e (in order), then over blocks of the inner dimension, of
     w[e] (G, R, I) @ operand[:, :, offsets[e]:][:, :, :m]; each product added to out with one rounding, as
     GEMM with beta = 1 adds it (opemu.core.blas), NumPy's matmul and add being its twin. m is whole vectors
-    (blas.whole_vectors): the columns past the grid are computed and not used."""
-    if _chained(w, operand, offsets, out):
+    (blas.whole_vectors): the columns past the grid are computed and not used; the C kernel computes only
+    the `live` ones (_live)."""
+    if _chained(w, operand, offsets, out, live):
         return out
     partial = None if blas.available(out.dtype) else np.empty(out.shape[1:], out.dtype)
     m = out.shape[2]
@@ -305,7 +324,7 @@ def _tap_sums(w, operand, offsets, out):
 CHAINED_MIN = 1 << 24   # multiply-adds below which the kernel's columns are not worth the threads
 
 
-def _chained(w, operand, offsets, out):
+def _chained(w, operand, offsets, out, live):
     """_tap_sums in one C pass (opemu.core.blas.chain_sums): the same terms, window element by window element
     and block by block, each group's columns shared among the cores. False where the kernel would not give
     BLAS's bits: not fp32, or a one-row or one-column result (the twin's matmul takes those to gemv)."""
@@ -320,11 +339,12 @@ def _chained(w, operand, offsets, out):
     b_at = np.array([offset + b.start * ldb for offset in offsets for b in blocks], np.int64)
     a_rows = np.arange(rows, dtype=np.int64) * (w.strides[2] // item)
 
-    def run(lo, hi):   # columns lo..hi of every group
-        for group in range(groups):
-            blas.chain_sums(out[group, :, lo:hi], w[0, group], a_rows, a_at, operand[group, :, lo:], b_at, ldb, inner,
-                            accumulate=False)
-    parallel.split(m, run, worth=out.size * int(inner.sum()) >= CHAINED_MIN)
+    def run(lo, hi):   # live columns lo..hi of every group
+        for start, stop in _pieces(live, lo, hi):
+            for group in range(groups):
+                blas.chain_sums(out[group, :, start:stop], w[0, group], a_rows, a_at, operand[group, :, start:], b_at,
+                                ldb, inner, accumulate=False)
+    parallel.split(sum(stop - start for start, stop in live), run, worth=out.size * int(inner.sum()) >= CHAINED_MIN)
     return True
 
 
@@ -349,12 +369,13 @@ def _grid_pass(source, w, g, scratch, reverse):
     _place(source, _on_grid(operand, g, nb, rows_in, g.reach if reverse else 0,
                             _outputs(g) if reverse else _interior(g)))
     result = scratch.out[:rows_out, :m]
+    region = _interior(g) if reverse else _outputs(g)
     if g.depthwise:
         depthwise_taps(w.reshape(rows_out, g.rs), operand, _tap_offsets(g, reverse), result)
     else:
         _tap_sums(_per_element(w, g, reverse), _by_group(operand, g), _tap_offsets(g, reverse),
-                  _by_group(scratch.out[:rows_out, :blas.whole_vectors(m)], g))
-    return _on_grid(result, g, nb, rows_out, 0, _interior(g) if reverse else _outputs(g))
+                  _by_group(scratch.out[:rows_out, :blas.whole_vectors(m)], g), _live(g, nb, region))
+    return _on_grid(result, g, nb, rows_out, 0, region)
 
 
 def _grid_backward_filter(images, dy, g, scratch, acc):
@@ -371,7 +392,7 @@ def _grid_backward_filter(images, dy, g, scratch, acc):
             return
         dy_t = scratch.out[:, :m]
         _place_transposed(dy, dy_t, g)
-        _filter_sums(_by_group(operand, g), dy_t, _tap_offsets(g, reverse=False), acc)
+        _filter_sums(_by_group(operand, g), dy_t, _tap_offsets(g, reverse=False), acc, _live(g, nb, _outputs(g)))
 
 
 def _place_transposed(dy, dy_t, g):
@@ -386,14 +407,15 @@ def _place_transposed(dy, dy_t, g):
     parallel.split(nb, copy, worth=dy.size * (spatial > 0) >= PARALLEL_MIN)
 
 
-def _filter_sums(x_grid, dy_t, offsets, acc):
+def _filter_sums(x_grid, dy_t, offsets, acc, live):
     """acc (G, Cg*T, V) += for each block of K_BLOCK grid positions in order, the product x_grid at each
     window element's offset times the block of dy_t: row c*T + t of acc, column k, is
     Σ_j x_grid[c, j + offsets[t]] * dy_t[j, k]. Each block's product is added with one rounding, as GEMM
     with beta = 1 adds it: the C kernel (opemu.core.blas.chain_sums) with the rows shared among the cores, or
-    its NumPy twin, matmul and add per window element and block."""
+    its NumPy twin, matmul and add per window element and block. The blocks cover the `live` positions
+    (_live), where dy_t can be nonzero."""
     groups, m, columns = dy_t.shape
-    blocks = _blocks(m)
+    blocks = [slice(lo, min(lo + blas.K_BLOCK, stop)) for start, stop in live for lo in range(start, stop, blas.K_BLOCK)]
     taps, cg = len(offsets), x_grid.shape[1]
     item = acc.itemsize
     if acc.dtype == np.float32 and cg > 1 and blas.chain_available():
