@@ -176,3 +176,30 @@ def test_grid_convolution_is_bit_identical_to_its_reference(case, dtype, monkeyp
 
     fast, reference = _both(compute, monkeypatch)
     assert fast == reference
+
+
+TRANSPOSED = {   # x shape, w shape, groups
+    "2-D": ((3, 6, 7, 9), (10, 6, 3, 3), 1),
+    "grouped": ((2, 6, 5, 5), (6, 2, 3, 3), 3),
+    "1-D": ((2, 4, 13), (5, 4, 3), 1),
+    "3-D": ((2, 3, 4, 5, 6), (4, 3, 3, 3, 3), 1),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", TRANSPOSED, ids=list(TRANSPOSED))
+@pytest.mark.parametrize("layout", ["dense", "channels last"])
+def test_dy_transposed_onto_the_grid_is_numpys_copy(case, dtype, layout, monkeypatch):
+    x_shape, w_shape, groups = TRANSPOSED[case]
+    spatial = len(x_shape) - 2
+    g = conv_kernel.Geometry(x_shape, w_shape, (1,) * spatial, (1,) * spatial, (1,) * spatial, groups, False)
+    rng = np.random.default_rng(3)
+    dy = _special(rng, (x_shape[0], w_shape[0]) + g.out, dtype)
+    if layout == "channels last":   # the channels innermost in memory, as an NHWC descriptor gives them
+        dy = np.moveaxis(np.ascontiguousarray(np.moveaxis(dy, 1, -1)), -1, 1)
+    shape = (g.groups, dy.shape[0] * g.plane, blas.whole_vectors(g.kg))
+    ours, reference = np.full(shape, 7, dtype), np.full(shape, 7, dtype)
+    conv_kernel._place_transposed(dy, ours, g)
+    monkeypatch.setattr(conv_kernel.kernels, "lib", lambda: None)
+    conv_kernel._place_transposed(dy, reference, g)
+    assert ours.tobytes() == reference.tobytes()

@@ -177,4 +177,11 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
                             int64_t ldb, float *c, int64_t ldc, int accumulate);
 
+/* ---- transposing copy (csrc/kernels/transpose.c) ----
+ * For p < planes, r < rows, c < cols: dst[p*dst_plane + c*dst_row + r] = src[p*src_plane + r*src_row +
+ * c*src_col] (element strides; dst's r stride is 1). src and dst must not overlap. Returns 0, or -1 for a
+ * size it does not handle. */
+int opemu_kernel_transpose(int size, int64_t planes, int64_t rows, int64_t cols, const void *src, int64_t src_plane,
+                           int64_t src_row, int64_t src_col, void *dst, int64_t dst_plane, int64_t dst_row);
+
 #endif
