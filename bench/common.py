@@ -58,19 +58,26 @@ def row(name, value, unit, target=None, reference=None, reference_name="", ratio
 
 # Thread pools spin on the cores for a while after their last job: OpenBLAS's (NumPy's BLAS, which opemu's
 # GEMMs use) for 2^28 cycles, ~80 ms here, in which a torch convolution ran at half speed; torch's OpenMP
-# workers likewise. Each block of calls starts once the other side's pool has gone to sleep.
+# workers likewise. So each block of calls starts once the other side's pool has gone to sleep. After that
+# pause this host needs a while to run either side at full speed again (a 2 ms activation backward took
+# 4-6 ms for its first 5-8 calls, torch's 2-3 ms for 3-5), so each block first runs untimed for WARM_SECONDS.
 IDLE_SECONDS = 0.1
+WARM_SECONDS = 0.05
 
 
 def best_of(ours, theirs, rounds=4, calls=5):
     """Best single call of each side over `rounds` alternating blocks of `calls` calls, each block started
-    on idle cores (IDLE_SECONDS). Blocks rather than single alternating calls: within a block each side
-    meets only its own load."""
+    on idle cores (IDLE_SECONDS) and warmed up (WARM_SECONDS). Blocks rather than single alternating calls:
+    within a block each side meets only its own load."""
     ours(), theirs()
     best = [float("inf"), float("inf")]
     for _ in range(rounds):
         for i, fn in enumerate((ours, theirs)):
             time.sleep(IDLE_SECONDS)
+            warm = time.perf_counter()
+            fn()
+            while time.perf_counter() - warm < WARM_SECONDS:
+                fn()
             for _ in range(calls):
                 start = time.perf_counter()
                 fn()
