@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from opemu.core import kernels
-from opemu.ops.aclnn import norms
+from opemu.ops.aclnn import _rowwise, norms
 
 pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
 
@@ -54,3 +54,17 @@ def test_norm_rows_of_strided_blocks_into_half_outputs(monkeypatch):
     block = base[::3, 5:205]
     ours, reference = _both(block, True, rng.standard_normal(200).astype(np.float32), None, monkeypatch, np.float16)
     assert all(_same(a, b) for a, b in zip(ours, reference))
+
+
+@pytest.mark.parametrize("specials", [False, True], ids=["random", "special values"])
+@pytest.mark.parametrize("rows", [1, 3, 4, 9])
+@pytest.mark.parametrize("cols", [0, 1, 7, 8, 9, 127, 128, 129, 256, 1000, 4096, 4099])
+def test_row_sums_are_numpys(rows, cols, specials, monkeypatch):
+    monkeypatch.setattr(_rowwise, "ROW_SUMS_MIN", 0)   # the kernel for every size
+    rng = np.random.default_rng(rows * 10000 + cols)
+    block = (rng.standard_normal((rows, cols + 3)) * rng.choice([1e-3, 1.0, 1e15], (rows, cols + 3))).astype(np.float32)
+    if specials:
+        block.reshape(-1)[rng.integers(0, block.size, max(1, block.size // 30))] = rng.choice(SPECIALS)
+    window = block[:, 1:1 + cols]   # rows apart by more than their length
+    with np.errstate(all="ignore"):
+        assert _same(_rowwise.row_sums(window), np.add.reduce(window, axis=1, dtype=np.float32))

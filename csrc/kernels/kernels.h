@@ -184,4 +184,9 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
 int opemu_kernel_transpose(int size, int64_t planes, int64_t rows, int64_t cols, const void *src, int64_t src_plane,
                            int64_t src_row, int64_t src_col, void *dst, int64_t dst_plane, int64_t dst_row);
 
+/* ---- row sums (csrc/kernels/pairwise.c) ----
+ * out[r] = np.add.reduce of row r of x (rows rows of n floats, `stride` elements apart): NumPy's pairwise
+ * sum added to +0. */
+void opemu_kernel_row_sums(int64_t rows, int64_t n, const float *x, int64_t stride, float *out);
+
 #endif

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from opemu.core import parallel
+from opemu.core import kernels, parallel
 
 BLOCK_BYTES = 256 << 10   # one block's fp32 working set: well inside a core's L2
 PARALLEL_MIN = 1 << 16    # elements below which threads cost more than they save
@@ -60,10 +60,19 @@ def scratch(rows, cols, slot=0):
     return buffer[:need].reshape(rows, cols)
 
 
+ROW_SUMS_MIN = 1 << 14   # elements below which NumPy's call costs less than the kernel's
+
+
 def row_sums(block):
-    """np.add.reduce(block, axis=1) of an fp32 block: NumPy's pairwise sums, which the fused norm kernel
-    (csrc/kernels/norms.c) reproduces."""
-    return np.add.reduce(block, axis=1, dtype=np.float32)
+    """np.add.reduce(block, axis=1) of an fp32 block: NumPy's pairwise sums, which the C kernels reproduce
+    (csrc/kernels/pairwise.c, four rows at a time; norms.c fused with the norms)."""
+    lib = kernels.lib() if block.size >= ROW_SUMS_MIN else None
+    if lib is None or block.strides[1] != block.itemsize or block.strides[0] < 0 or block.strides[0] % block.itemsize:
+        return np.add.reduce(block, axis=1, dtype=np.float32)
+    out = np.empty(block.shape[0], np.float32)
+    lib.opemu_kernel_row_sums(block.shape[0], block.shape[1], kernels.float_pointer(block),
+                              block.strides[0] // block.itemsize, kernels.float_pointer(out))
+    return out
 
 
 def in_fp32(block, slot=0):
