@@ -82,7 +82,8 @@ def test_exp_of_special_values(dtype):
     assert abs(e[5] - np.e) <= np.spacing(dtype(np.e))
 
 
-SHAPES = [(1, 1, 1), (2, 3, 5), (3, 17, 1), (2, 5, 7, 3), (2, 4, 4), (3, 7, 1031)]
+SHAPES = [(1, 1, 1), (2, 3, 5), (3, 17, 1), (2, 5, 7, 3), (2, 4, 4), (3, 7, 1031),
+          (2, 64, 2100)]   # the last: channel mode walks its positions in blocks (L2_BLOCK_BYTES)
 
 
 def pair(shape, dtype, seed):

@@ -24,6 +24,7 @@
 /* inlined into each clone (a helper compiled once would be the baseline's SSE2 code) with its constants */
 #define INLINE static inline __attribute__((always_inline))
 #define CHUNK 512 /* elements of dx computed before they are stored */
+#define L2_BLOCK_BYTES (512 << 10) /* y and dy of a block of positions, all channels: a core's L2 holds them */
 
 /* The loops are cloned for AVX-512 and AVX2 (chosen at load time: 16 or 8 floats a vector where the
  * x86-64 baseline has 4). Clones run the same operations; -ffp-contract=off keeps FMA out. */
@@ -157,14 +158,15 @@ static void fence(void)
             total = total + lane[k];                                                                      \
         return total;                                                                                     \
     }                                                                                                     \
+    /* the totals of n positions whose channels lie `stride` apart */                                   \
     INLINE void channel_totals_##SUFFIX(int log, const T *y, const T *dy, T *total, int64_t channels,     \
-                                        int64_t n)                                                        \
+                                        int64_t n, int64_t stride)                                        \
     {                                                                                                     \
         for (int64_t j = 0; j < n; j++)                                                                   \
             total[j] = log ? dy[j] : dy[j] * y[j];                                                        \
         for (int64_t c = 1; c < channels; c++)                                                            \
             for (int64_t j = 0; j < n; j++) {                                                             \
-                T p = log ? dy[c * n + j] : dy[c * n + j] * y[c * n + j];                                 \
+                T p = log ? dy[c * stride + j] : dy[c * stride + j] * y[c * stride + j];                  \
                 total[j] = total[j] + p;                                                                  \
             }                                                                                             \
     }                                                                                                     \
@@ -202,9 +204,16 @@ static void fence(void)
                 dx_run_##SUFFIX(log, streaming, y, dy, dx, total, 0, m);                                  \
                 continue;                                                                                 \
             }                                                                                             \
-            channel_totals_##SUFFIX(log, y, dy, total, channels, n);                                      \
-            for (int64_t c = 0; c < channels; c++)                                                        \
-                dx_run_##SUFFIX(log, streaming, y + c * n, dy + c * n, dx + c * n, total, 1, n);          \
+            /* a block of positions at a time: its y and dy, read for the totals, are still in L2 for dx */ \
+            int64_t block = L2_BLOCK_BYTES / (2 * (int64_t)sizeof(T) * channels);                        \
+            block = block < CHUNK ? CHUNK : block - block % CHUNK;                                        \
+            for (int64_t j = 0; j < n; j += block) {                                                      \
+                const int64_t width = n - j < block ? n - j : block;                                      \
+                channel_totals_##SUFFIX(log, y + j, dy + j, total + j, channels, width, n);               \
+                for (int64_t c = 0; c < channels; c++)                                                    \
+                    dx_run_##SUFFIX(log, streaming, y + c * n + j, dy + c * n + j, dx + c * n + j, total + j, 1, \
+                                    width);                                                               \
+            }                                                                                             \
         }                                                                                                 \
     }                                                                                                     \
     /* the helpers inlined with `log` a constant: a loop per algorithm, not both blended in one */        \
