@@ -203,3 +203,42 @@ def test_dy_transposed_onto_the_grid_is_numpys_copy(case, dtype, layout, monkeyp
     monkeypatch.setattr(conv_kernel.kernels, "lib", lambda: None)
     conv_kernel._place_transposed(dy, reference, g)
     assert ours.tobytes() == reference.tobytes()
+
+
+POINTWISE = {   # x shape, w shape, groups
+    "2-D": ((3, 6, 7, 9), (10, 6, 1, 1), 1),
+    "grouped": ((2, 6, 5, 5), (9, 2, 1, 1), 3),
+    "3-D": ((2, 3, 4, 5, 6), (4, 3, 1, 1, 1), 1),
+    "channels past one block": ((2, blas.K_BLOCK + 5, 3, 4), (7, blas.K_BLOCK + 5, 1, 1), 1),
+}
+
+
+@chained
+@pytest.mark.parametrize("case", POINTWISE, ids=list(POINTWISE))
+def test_one_by_one_straight_into_y_is_the_grids_result(case, monkeypatch):
+    x_shape, w_shape, groups = POINTWISE[case]
+    spatial = len(x_shape) - 2
+    g = conv_kernel.Geometry(x_shape, w_shape, (0,) * spatial, (1,) * spatial, (1,) * spatial, groups, False)
+    ct = np.dtype(np.float32)
+    rng = np.random.default_rng(5)
+    x, w = _special(rng, x_shape, np.float32), _special(rng, w_shape, np.float32)
+    dy = _special(rng, (x_shape[0], w_shape[0]) + g.out, np.float32)
+    wmat = conv_kernel.weights(w, g, ct)
+    monkeypatch.setattr(conv_kernel, "CHUNK_BYTES", 1)
+    for run, source, shape in ((conv_kernel.forward_chunk, x, dy.shape),
+                               (conv_kernel.backward_data_chunk, dy, x.shape)):
+        scratch = conv_kernel.Scratch(g, ct)
+        on_grid = np.concatenate([np.array(run(source[lo:hi], wmat, g, scratch))
+                                  for lo, hi in conv_kernel.chunks(g, scratch)])
+        direct = np.full(shape, 7, np.float32)
+        for lo, hi in conv_kernel.chunks(g, scratch):
+            assert run(source[lo:hi], wmat, g, scratch, direct[lo:hi]) is None
+        assert direct.tobytes() == on_grid.tobytes()
+
+
+def test_one_by_one_into_its_own_input_goes_through_the_grid():
+    g = conv_kernel.Geometry((2, 4, 5, 5), (4, 4, 1, 1), (0, 0), (1, 1), (1, 1), 1, False)
+    x = np.ones((2, 4, 5, 5), np.float32)
+    scratch = conv_kernel.Scratch(g, np.dtype(np.float32))
+    assert conv_kernel.forward_chunk(x, conv_kernel.weights(np.ones((4, 4, 1, 1)), g, np.dtype(np.float32)), g,
+                                     scratch, x) is not None

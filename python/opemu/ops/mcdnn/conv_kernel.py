@@ -69,6 +69,8 @@ class Geometry:
         self.reach = sum((r - 1) * d * p for r, d, p in zip(self.window, dilation, self.pitch))
         # one channel per group: sums of taps in C, not thousands of one-row GEMMs
         self.depthwise = self.grid and groups > 1 and self.cg == 1 and self.kg == 1
+        # a 1x1 window without padding: the grid is the images themselves (_pointwise)
+        self.pointwise = self.grid and not self.depthwise and self.rs == 1 and not any(self.pad)
 
     @functools.cached_property
     def offsets(self):
@@ -546,11 +548,67 @@ def depthwise_filter(dy, operand, offsets):
     return dw
 
 
+# ---- 1x1 without padding: straight from the images ----
+
+def _images_as_rows(array):
+    """(nb, channels, positions) view of an fp32 (nb, channels, spatial…) array whose positions are one run of
+    unit stride, or None."""
+    shape, strides, item = array.shape, array.strides, array.itemsize
+    run = item
+    for extent, stride in zip(reversed(shape[2:]), reversed(strides[2:])):
+        if stride != run and extent > 1:
+            return None
+        run *= extent
+    if array.dtype != np.float32 or any(s <= 0 or s % item for s in strides[:2]):
+        return None
+    return np.lib.stride_tricks.as_strided(array, (shape[0], shape[1], math.prod(shape[2:])),
+                                           strides[:2] + (item,), writeable=True)
+
+
+def _pointwise(source, w, g, reverse, target):
+    """A 1x1 convolution without padding written as it is (target, fp32): each image's product from source
+    straight into target by the C kernel, the grid being the images themselves, so nothing is placed or
+    copied out. The same sums as the grid's (_tap_sums: one term per block of the inner dimension), column
+    for column. True when done; False leaves it to the grid (also when target may overlap source: the grid
+    reads a copy)."""
+    sources, targets = _images_as_rows(source), _images_as_rows(target)
+    groups, rows = g.groups, (g.cg if reverse else g.kg)
+    positions = math.prod(g.out)
+    if (sources is None or targets is None or rows < 2 or positions < 2 or not g.pointwise
+            or np.may_share_memory(source, target) or not blas.chain_available()):
+        return False
+    w = _per_element(w, g, reverse)[0]   # (G, rows out, rows in)
+    item, blocks = w.itemsize, _blocks(w.shape[2])
+    ldb = sources.strides[1] // item
+    inner = np.array([b.stop - b.start for b in blocks], np.int64)
+    a_at = np.array([b.start for b in blocks], np.int64)
+    b_at = a_at * ldb
+    a_rows = np.arange(rows, dtype=np.int64) * (w.strides[1] // item)
+    per_in = w.shape[2]
+
+    def run(lo, hi):   # positions lo..hi of every image and group
+        for image, group in itertools.product(range(sources.shape[0]), range(groups)):
+            b = sources[image, group * per_in:(group + 1) * per_in, lo:]
+            c = targets[image, group * rows:(group + 1) * rows, lo:hi]
+            blas.chain_sums(c, w[group], a_rows, a_at, b, b_at, ldb, inner, False)
+    parallel.split(positions, run, worth=targets.size * per_in >= CHAINED_MIN)
+    return True
+
+
 # ---- the three directions; the scratch names the layout ----
 
-def forward_chunk(images, wmat, g, scratch):
-    """(nb, K, out…) result of a chunk of images, in the compute dtype (a view of the scratch)."""
+def direct_target(out, ct, alpha, beta):
+    """out if a chunk's result may be written straight into it (alpha 1, beta 0, fp32 data and compute), else
+    None."""
+    return out if alpha == 1 and beta == 0 and out.dtype == ct == np.float32 else None
+
+
+def forward_chunk(images, wmat, g, scratch, target=None):
+    """(nb, K, out…) result of a chunk of images, in the compute dtype (a view of the scratch), or None when
+    it went straight into `target` (direct_target)."""
     if isinstance(scratch, GridScratch):
+        if target is not None and _pointwise(images, wmat, g, False, target):
+            return None
         return _grid_pass(images, wmat, g, scratch, reverse=False)
     return _columns_forward(images, wmat, g, scratch)
 
@@ -563,9 +621,12 @@ def backward_data_scratch(wmat, g, scratch):
     return scratch
 
 
-def backward_data_chunk(dy, wmat, g, scratch):
-    """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch)."""
+def backward_data_chunk(dy, wmat, g, scratch, target=None):
+    """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch), or
+    None when it went straight into `target` (direct_target)."""
     if isinstance(scratch, GridScratch):
+        if target is not None and _pointwise(dy, wmat, g, True, target):
+            return None
         return _grid_pass(dy, wmat, g, scratch, reverse=True)
     return _columns_backward_data(dy, wmat, g, scratch)
 

@@ -143,19 +143,25 @@ def _operand(array, conv, data_code, ct):
     return np.asarray(array, dtype=ct)
 
 
-def forward(x, w, y, g, ct, conv, data_code, scratch, emit):
-    """emit(y[lo:hi], conv(x)[lo:hi] in the compute dtype, lo) for every chunk of images."""
+def forward(x, w, y, g, ct, conv, data_code, scratch, emit, plain=False):
+    """emit(y[lo:hi], conv(x)[lo:hi] in the compute dtype, lo) for every chunk of images; `plain`: emit writes
+    the result as it is (alpha 1, beta 0), so the kernel may write it into y itself."""
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
     for lo, hi in kernel.chunks(g, scratch):
-        emit(y[lo:hi], kernel.forward_chunk(_operand(x[lo:hi], conv, data_code, ct), wmat, g, scratch), lo)
+        target = kernel.direct_target(y[lo:hi], ct, 1, 0) if plain else None
+        result = kernel.forward_chunk(_operand(x[lo:hi], conv, data_code, ct), wmat, g, scratch, target)
+        if result is not None:
+            emit(y[lo:hi], result, lo)
 
 
 def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
     scratch = kernel.backward_data_scratch(wmat, g, scratch)
     for lo, hi in kernel.chunks(g, scratch):
-        result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch)
-        mcdnn.write_split(dx[lo:hi], result, alpha, beta)
+        result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch,
+                                            kernel.direct_target(dx[lo:hi], ct, alpha, beta))
+        if result is not None:
+            mcdnn.write_split(dx[lo:hi], result, alpha, beta)
 
 
 def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
@@ -166,7 +172,8 @@ def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
 
 
 def _plain_forward(x, w, y, g, ct, conv, code, scratch):
-    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, 1.0, 0.0))
+    forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, 1.0, 0.0),
+            plain=True)
 
 
 def _plain_backward_data(w, dy, dx, g, ct, conv, code, scratch):
@@ -224,7 +231,9 @@ class ConvolutionForward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         forward(v["x"], v["w"], v["y"], a.geometry, a.ct, a.convDesc, a.xDesc.dtype_code,
-                _scratch(v, FORWARD, a.geometry, a.ct), lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, a.alpha_value, a.beta_value))
+                _scratch(v, FORWARD, a.geometry, a.ct),
+                lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, a.alpha_value, a.beta_value),
+                plain=a.alpha_value == 1 and a.beta_value == 0)
 
 
 class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
