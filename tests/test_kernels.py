@@ -206,7 +206,11 @@ def test_ema_adam_on_strided_arrays_matches_the_reference(reference_only):
 
 
 DEPTHWISE = {"3x3 on a 7x7 grid": ([0, 1, 2, 7, 8, 9, 14, 15, 16], 41), "1x5 dilated": ([0, 2, 4, 6, 8], 16),
-             "one tap, odd length": ([3], 37)}
+             "one tap, odd length": ([3], 37),
+             # rows walked in several blocks of positions, the last one partial
+             "3x3 on a 58-wide grid": ([0, 1, 2, 58, 59, 60, 116, 117, 118], 2500),
+             # more taps than walk a block together
+             "9x9": ([20 * i + j for i in range(9) for j in range(9)], 300)}
 
 
 def _depthwise_operands(offsets, m, dtype, rng):
