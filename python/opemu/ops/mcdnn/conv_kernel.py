@@ -1,6 +1,7 @@
-"""The convolution arithmetic behind every mcDNN convolution routine: GEMMs on NumPy's BLAS, in two
-layouts chosen by the geometry (both are the GEMM algorithm's sums in the compute dtype: fp32 for HALF,
-BFLOAT16 and FLOAT data, fp64 for DOUBLE; results are rounded once, when written).
+"""The convolution arithmetic behind every mcDNN convolution routine: sums of GEMM products (a C kernel
+whose twin is NumPy's BLAS), in two layouts chosen by the geometry (both are the GEMM algorithm's sums in
+the compute dtype: fp32 for HALF, BFLOAT16 and FLOAT data, fp64 for DOUBLE; results are rounded once, when
+written). A 1x1 convolution without padding reads the images as its grid (_pointwise).
 
 Shapes are logical NC(D)HW whatever the layout (the views carry the strides). A convolution of `groups`
 groups has x (N, G*Cg, spatial…), w (G*Kg, Cg, window…), y (N, G*Kg, out…).
