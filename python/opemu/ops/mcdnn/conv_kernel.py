@@ -598,10 +598,10 @@ def _pointwise(source, w, g, reverse, target):
 
 # ---- the three directions; the scratch names the layout ----
 
-def direct_target(out, ct, alpha, beta):
-    """out if a chunk's result may be written straight into it (alpha 1, beta 0, fp32 data and compute), else
-    None."""
-    return out if alpha == 1 and beta == 0 and out.dtype == ct == np.float32 else None
+def direct_target(out, ct):
+    """out if a chunk's result, written as it is (alpha 1, beta 0), may go straight into it (fp32 data and
+    compute), else None."""
+    return out if out.dtype == ct == np.float32 else None
 
 
 def forward_chunk(images, wmat, g, scratch, target=None):

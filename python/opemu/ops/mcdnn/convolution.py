@@ -148,7 +148,7 @@ def forward(x, w, y, g, ct, conv, data_code, scratch, emit, plain=False):
     the result as it is (alpha 1, beta 0), so the kernel may write it into y itself."""
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
     for lo, hi in kernel.chunks(g, scratch):
-        target = kernel.direct_target(y[lo:hi], ct, 1, 0) if plain else None
+        target = kernel.direct_target(y[lo:hi], ct) if plain else None
         result = kernel.forward_chunk(_operand(x[lo:hi], conv, data_code, ct), wmat, g, scratch, target)
         if result is not None:
             emit(y[lo:hi], result, lo)
@@ -157,9 +157,10 @@ def forward(x, w, y, g, ct, conv, data_code, scratch, emit, plain=False):
 def backward_data(w, dy, dx, g, ct, conv, data_code, scratch, alpha, beta):
     wmat = kernel.weights(_operand(w, conv, data_code, ct), g, ct)
     scratch = kernel.backward_data_scratch(wmat, g, scratch)
+    plain = alpha == 1 and beta == 0
     for lo, hi in kernel.chunks(g, scratch):
-        result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch,
-                                            kernel.direct_target(dx[lo:hi], ct, alpha, beta))
+        target = kernel.direct_target(dx[lo:hi], ct) if plain else None
+        result = kernel.backward_data_chunk(_operand(dy[lo:hi], conv, data_code, ct), wmat, g, scratch, target)
         if result is not None:
             mcdnn.write_split(dx[lo:hi], result, alpha, beta)
 
