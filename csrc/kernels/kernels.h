@@ -164,8 +164,10 @@ int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, in
  * cache). Returns 0, or -1 for a size it does not handle or an empty row. */
 int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
                                   void *dx, void *total, int64_t images, int64_t channels, int64_t spatial);
-/* e[i] = the softmax backward's exp of x[i] (softmax.c says how), n dense elements. */
-int opemu_kernel_softmax_exp(int size, const void *x, void *e, int64_t n);
+
+/* ---- the kernels' exp (csrc/kernels/exp.h says how; exp.c) ----
+ * e[i] = exp(x[i]), n dense elements. Returns 0, or -1 for a size it does not handle. */
+int opemu_kernel_exp(int size, const void *x, void *e, int64_t n);
 
 /* ---- sums of GEMM products (csrc/kernels/chain.c) ----
  * c[r][n] (r < rows, n < cols, row stride ldc) = c (when `accumulate`) + P_0 + P_1 + ... in term order, one

@@ -5,7 +5,7 @@ each (n, h, w). FAST is the straightforward exp(x)/Σexp(x) (it overflows where 
 ACCURATE subtracts the maximum first, LOG gives x - max - log Σexp(x - max).
 Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax), by one C
 kernel (csrc/kernels/softmax.c) whose NumPy reference is backward(): sums in a fixed order, and an exp
-both sides compute alike (softmax_exp.py). Layouts other than dense NCHW, fp16/bf16 data and alpha/beta
+both sides compute alike (opemu/core/exp.py). Layouts other than dense NCHW, fp16/bf16 data and alpha/beta
 go through dense compute-type copies and the same kernel.
 
 Forward BAD_PARAM: a NULL argument, an invalid algorithm or mode, dims or data types of x and y
@@ -16,7 +16,7 @@ import numpy as np
 
 from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import SOFTMAX_ALGO as ALGO, SOFTMAX_MODE as MODE
-from opemu.ops.mcdnn import softmax_exp
+from opemu.core import exp as kernel_exp
 
 
 def _axes(mode, ndim):
@@ -49,7 +49,7 @@ def forward(algo, axes, x):
 def backward(log, channel_mode, y, dy):
     """dx of C-contiguous y and dy (N, C, ...) in the compute type, as the C kernel computes it (csrc/kernels/
     softmax.c): per image the sums of p = dy (LOG) or dy*y — CHANNEL: down the channels at each position, row
-    after row; INSTANCE: in LANES lanes, then across them — then dy - exp(y) * total (LOG, softmax_exp's
+    after row; INSTANCE: in LANES lanes, then across them — then dy - exp(y) * total (LOG, the kernels'
     exp) or (dy - total) * y."""
     n, c = y.shape[0], y.shape[1]
     y, dy = y.reshape(n, c, -1), dy.reshape(n, c, -1)
@@ -57,7 +57,7 @@ def backward(log, channel_mode, y, dy):
         p = dy if log else dy * y
         total = _channel_totals(p) if channel_mode else _instance_totals(p.reshape(n, -1)).reshape(n, 1, 1)
         if log:
-            g = softmax_exp.exp(y)
+            g = kernel_exp.exp(y)
             g *= total
             np.subtract(dy, g, out=g)
         else:

@@ -1,9 +1,9 @@
-"""The exp of log-softmax backward (dx = dy - exp(y) * Σ dy), written out in plain operations.
+"""The exp the C kernels and their NumPy references share, written out in plain operations.
 
 NumPy's exp is its own SIMD code and libm's is another, and neither can be repeated bit for bit from
-the other side; so the softmax backward kernel (csrc/kernels/softmax.c) and its NumPy reference both
-compute this one, operation by operation in the same order, each rounded in the array's type (float32
-or float64):
+the other side; so the kernels that need an exp (csrc/kernels/exp.h: softmax backward's log mode, the
+vocab-parallel cross-entropy epilogues) and their NumPy references both compute this one, operation by
+operation in the same order, each rounded in the array's type (float32 or float64):
 
     t = x clamped to [LO, HI], NaN -> LO
     k = (t * log2(e) + 1.5 * 2**mantissa_bits) - 1.5 * 2**mantissa_bits     (t / ln 2 rounded to an integer)
@@ -13,7 +13,7 @@ or float64):
     NaN where x is NaN
 
 |r| <= ln2/2, where the Taylor tail is below a tenth of a unit in the last place; measured against
-float64/long double exp it is within 2 ulp (tests/test_kernels_softmax.py). The device's exp is an
+float64/long double exp it is within 2 ulp (tests/test_kernels_exp.py). The device's exp is an
 approximation as well (CUDA's __expf is 2 ulp), so the oracle tests' tolerance is what decides."""
 import numpy as np
 
