@@ -263,7 +263,10 @@ def test_oracle_tests_pass_with_the_numpy_references():
     tests = conftest.ROOT / "tests"
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                str(tests / "test_mcdnn_ops.py"), str(tests / "test_mcdnn_convolution.py"),
-               "-k", "activation or softmax or pooling or depthwise", str(tests / "test_apply_fused_ema_adam.py")]
+               str(tests / "test_apply_fused_ema_adam.py"), str(tests / "test_fused_cross_entropy.py"),
+               # -k selects from every file: the last two modules whole, by name
+               "-k", "activation or softmax or pooling or depthwise or test_apply_fused_ema_adam.py or "
+                     "test_fused_cross_entropy.py"]
     result = subprocess.run(command, capture_output=True, text=True, cwd=tests,
                             env=dict(os.environ, OPEMU_KERNELS="numpy"), timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]

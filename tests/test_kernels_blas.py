@@ -63,6 +63,30 @@ def test_gemm_refuses_an_operand_without_a_unit_stride():
         blas.gemm(a, np.ones((4, 4), np.float32), np.empty((4, 4), np.float32), accumulate=False)
 
 
+@pytest.mark.parametrize("shape", [(1024, 1024, 512), (300, 200, 700), (37, 1024, 16)], ids=str)
+def test_single_threaded_gemm_gives_the_pools_bits(shape):
+    """OpenBLAS splits rows and columns over its threads, never an element's sum: the same product on the
+    caller's thread alone has the same bits."""
+    m, k, n = shape
+    rng = np.random.default_rng(m)
+    a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((n, k), dtype=np.float32).T
+    pooled = a @ b
+    with blas.single_threaded():
+        alone = a @ b
+    assert alone.tobytes() == pooled.tobytes()
+
+
+def test_single_threaded_restores_the_thread_count_when_the_last_user_leaves():
+    if not blas.available(np.float32) or blas._get_threads is None:
+        pytest.skip("this OpenBLAS does not export its thread count")
+    before = blas._get_threads()
+    with blas.single_threaded():
+        with blas.single_threaded():   # a second user (another core's lane) inside the first's block
+            assert blas._get_threads() == 1
+        assert blas._get_threads() == 1
+    assert blas._get_threads() == before
+
+
 chained = pytest.mark.skipif(not blas.chain_available(), reason="no AVX-512, or a BLAS that does not chain its sums")
 
 

@@ -169,6 +169,23 @@ int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming,
  * e[i] = exp(x[i]), n dense elements. Returns 0, or -1 for a size it does not handle. */
 int opemu_kernel_exp(int size, const void *x, void *e, int64_t n);
 
+/* ---- vocab-parallel cross-entropy epilogues (csrc/kernels/cross_entropy.c) ----
+ * aclnnFusedLinearOnlineMaxSum's step over a tile of `rows` rows of `columns` fp32 logits at row pitch `ld`,
+ * the logits first rounded in place to bf16 when `round_bf16`. Per row r, with m = max(running_max[r], the
+ * row's logits) + 0 (NaN when any is NaN): running_sum[r] = running_sum[r] * exp(running_max[r] - m) +
+ * (+0 + the pairwise sum of exp(logit - m)); running_max[r] = m. Returns 0, or -1 for more than
+ * OPEMU_EPILOGUE_COLUMNS columns or an ld below them. */
+enum { OPEMU_EPILOGUE_COLUMNS = 512 };
+int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
+                                float *running_max, float *running_sum);
+/* aclnnFusedLinearCrossEntropyLossGrad's gradient tile, rows × columns fp32 at row pitch ld, in place. Per
+ * row r: g = exp(g - maximum[r]) * reciprocal[r] (softmax NULL) or softmax[r * softmax_ld + j]; then
+ * g - 1 at column target[r] (no column when it is outside [0, columns)); then g * grad[r], rounded to bf16
+ * when `round_bf16`. Returns 0, or -1 for a pitch below `columns`. */
+int opemu_kernel_cross_entropy_gradient(float *g, int64_t rows, int64_t columns, int64_t ld, const float *softmax,
+                                        int64_t softmax_ld, const float *maximum, const float *reciprocal,
+                                        const int64_t *target, const float *grad, int round_bf16);
+
 /* ---- sums of GEMM products (csrc/kernels/chain.c) ----
  * c[r][n] (r < rows, n < cols, row stride ldc) = c (when `accumulate`) + P_0 + P_1 + ... in term order, one
  * rounding per sum, where P_t[r][n] sums a[a_row[r] + a_at[t] + k] * b[b_at[t] + k * ldb + n] over

@@ -20,9 +20,11 @@ kernel csrc/kernels/chain.c, which keeps a tile of the result in registers acros
 across the sum. It forms every product the way this OpenBLAS does (one fused multiply-add chain per element,
 from +0 in k order); that is checked, not assumed: `chain_available` runs both on a probe of awkward
 values and sizes first."""
+import contextlib
 import ctypes
 import glob
 import os
+import threading
 
 import numpy as np
 
@@ -38,6 +40,10 @@ _NAMES = {np.dtype(np.float32): ("scipy_cblas_sgemm64_", ctypes.c_float),
           np.dtype(np.float64): ("scipy_cblas_dgemm64_", ctypes.c_double)}
 _gemms = None
 _chain = None
+_set_threads = _get_threads = None   # OpenBLAS's thread count, where the library exports it
+_single_lock = threading.Lock()
+_single_users = 0
+_threads_before = None
 
 
 def _bundled_library():
@@ -52,6 +58,7 @@ def _bundled_library():
 
 
 def _load():
+    global _set_threads, _get_threads
     path = _bundled_library() if kernels.USE_C else None
     if path is None:
         return {}
@@ -59,6 +66,13 @@ def _load():
         library = ctypes.CDLL(path)
     except OSError:
         return {}
+    _set_threads = getattr(library, "scipy_openblas_set_num_threads64_", None)
+    _get_threads = getattr(library, "scipy_openblas_get_num_threads64_", None)
+    if _set_threads is None or _get_threads is None:
+        _set_threads = _get_threads = None
+    else:
+        _set_threads.argtypes, _set_threads.restype = [ctypes.c_int], None
+        _get_threads.argtypes, _get_threads.restype = [], ctypes.c_int
     gemms = {}
     size = ctypes.c_int64
     for dtype, (name, scalar) in _NAMES.items():
@@ -79,6 +93,32 @@ def available(dtype):
     if _gemms is None:
         _gemms = _load()
     return np.dtype(dtype) in _gemms
+
+
+@contextlib.contextmanager
+def single_threaded():
+    """While any caller is inside this block, every GEMM runs on its caller's thread alone: for callers that
+    give each core GEMMs of their own. OpenBLAS's thread count is process-wide (its _local setter too, in the
+    pthreads build NumPy bundles), so the first caller in sets it and the last one out restores it. The
+    bits do not depend on it: OpenBLAS splits rows and columns over its threads, never an element's sum
+    (tests/test_kernels_blas.py holds that)."""
+    global _single_users, _threads_before
+    available(np.float32)
+    if _set_threads is None:
+        yield
+        return
+    with _single_lock:
+        if _single_users == 0:
+            _threads_before = _get_threads()
+            _set_threads(1)
+        _single_users += 1
+    try:
+        yield
+    finally:
+        with _single_lock:
+            _single_users -= 1
+            if _single_users == 0:
+                _set_threads(_threads_before)
 
 
 def _layout(matrix):

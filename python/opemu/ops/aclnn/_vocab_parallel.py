@@ -4,10 +4,15 @@ masked-target convention and the fp32 copies of half-precision operands.
 The pipeline (Megatron's _VocabParallelCrossEntropy, fused): per vocabulary shard,
 aclnnFusedLinearOnlineMaxSum gives local max / sum-exp / predicted logit and the mask; the app
 all-reduces them; aclnnFusedCrossEntropyLossWithMaxSum gives the loss; the backward is
-aclnnFusedLinearCrossEntropyLossGrad."""
+aclnnFusedLinearCrossEntropyLossGrad.
+
+The tile epilogues (online_step, gradient_tile) run as one C pass per row (csrc/kernels/cross_entropy.c),
+its rows split over the cores; their NumPy references are online_statistics and gradient_reference,
+which share the kernels' exp (opemu/core/exp.py) and NumPy's own pairwise row sum with the C code."""
 import numpy as np
 
-from opemu.core import device, dtypes, status
+from opemu.core import blas, device, dtypes, kernels, parallel, rounding, status
+from opemu.core import exp as kernel_exp
 
 HALF_DTYPES = [dtypes.acl("FLOAT16"), dtypes.acl("BF16")]
 TARGET_DTYPES = [dtypes.acl("INT32"), dtypes.acl("INT64")]
@@ -16,12 +21,40 @@ TARGET_DTYPES = [dtypes.acl("INT32"), dtypes.acl("INT64")]
 # BASE_N blocks) by as many rows as fit TILE_ELEMENTS, so a tile stays in the last-level cache.
 VOCAB_CHUNK = 512
 TILE_ELEMENTS = 1 << 19
+SLAB_ROWS = 64   # the references' elementwise steps run over this many rows at a time, in the core's cache
+PARALLEL_ELEMENTS = 1 << 15   # a tile this large splits its rows over the cores
+BLOCK_ROWS_LEAST = 128   # rows of a row block when there are too few for two full ones
 
 
 def tile(rows, columns):
     """(columns per chunk, rows per block) of the logits tiles for a rows × columns product."""
     chunk = max(1, min(columns, VOCAB_CHUNK))
     return chunk, max(1, min(rows, TILE_ELEMENTS // chunk))
+
+
+def row_blocks(rows, columns):
+    """[(r0, r1)]: the rows in near-equal blocks of at most tile()'s rows, and at least two (one for fewer
+    than 2 * BLOCK_ROWS_LEAST rows), so that two cores have blocks of their own. The same on every machine:
+    a GEMM's shape can decide its bits (OpenBLAS's small-matrix path)."""
+    most = tile(rows, columns)[1]
+    count = max(-(-rows // most), min(2, rows // BLOCK_ROWS_LEAST))
+    bounds = [rows * i // count for i in range(count + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def lanes(blocks):
+    """How many cores walk `blocks` at once (lane i takes blocks i, i + lanes, ...)."""
+    return max(1, min(parallel.WORKERS, len(blocks)))
+
+
+def by_lanes(walk, count):
+    """walk(lane) for each of `count` lanes, each on a core of its own whose GEMMs run on it alone (they are
+    the lane's, and its epilogues then find their tile in the core's own cache)."""
+    if count == 1:
+        walk(0)
+        return
+    with blas.single_threaded():
+        parallel.run(walk, [(lane,) for lane in range(count)])
 
 
 def outside_shard(mask, rows):
@@ -57,3 +90,101 @@ def local_target_columns(masked_target, inside, width, op):
                                  "%s: maskedTarget[%d] = %d addresses outside the %d local vocabulary columns"
                                  % (op, i, int(masked_target[i]), width))
     return rows, columns
+
+
+def tile_targets(rows, columns, r0, r1, c0, c1):
+    """Per row of the tile [r0, r1) × [c0, c1): the tile column of its target, or -1 (rows, columns: as
+    local_target_columns gives them)."""
+    target = np.full(r1 - r0, -1, np.int64)
+    here = (rows >= r0) & (rows < r1) & (columns >= c0) & (columns < c1)
+    target[rows[here] - r0] = columns[here] - c0
+    return target
+
+
+def _by_rows(tile, run):
+    """run(lo, hi) over the tile's rows, split over the cores when the tile is worth it."""
+    parallel.split(tile.shape[0], run, worth=tile.size >= PARALLEL_ELEMENTS)
+
+
+def _kernel_ready(tile):
+    lib = kernels.lib()
+    return lib if lib is not None and tile.dtype == np.float32 and tile.strides[1] == 4 else None
+
+
+def online_step(logits, running_max, running_sum, half, scratch):
+    """One tile of aclnnFusedLinearOnlineMaxSum's online softmax: the fp32 logits rounded in place to `half`
+    (None: kept in fp32), then per row M' = max(M, logits) + 0, S' = S·exp(M - M') + Σ exp(logits - M'),
+    written into running_max (M) and running_sum (S). `scratch`: round_in_place's, the tile's size. Runs on
+    the calling thread (the operator gives each core its own tiles)."""
+    lib = _kernel_ready(logits)
+    fused_bf16 = lib is not None and half == rounding.BF16
+    if half is not None and not fused_bf16:
+        _round(logits, half, scratch)
+    if lib is None or logits.shape[1] > lib.OPEMU_EPILOGUE_COLUMNS:
+        online_statistics(logits, running_max, running_sum)
+        return
+    lib.opemu_kernel_online_max_sum(kernels.float_pointer(logits), logits.shape[0], logits.shape[1],
+                                    logits.strides[0] // 4, int(fused_bf16), kernels.float_pointer(running_max),
+                                    kernels.float_pointer(running_sum))
+
+
+def online_statistics(logits, running_max, running_sum):
+    """online_step's statistics in NumPy (the kernel's reference)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        new_max = np.maximum(running_max, logits.max(axis=1))
+        new_max += np.float32(0)   # +0 for a largest logit of -0, whichever zero the max reduction kept
+        sums = kernel_exp.exp(logits - new_max[:, None]).sum(axis=1)
+        running_sum *= kernel_exp.exp(running_max - new_max)
+        running_sum += sums
+    running_max[...] = new_max
+
+
+def gradient_tile(g, softmax, maximum, reciprocal, target, grad, half, scratch):
+    """aclnnFusedLinearCrossEntropyLossGrad's gradient tile G, in place in the fp32 tile g: exp(g - maximum) *
+    reciprocal (memory-saving; g holds the logits) or a copy of the softmax tile (high-performance); 1
+    taken off at each row's target column (tile_targets; none where it lies outside the tile); times grad; rounded to `half`. maximum,
+    reciprocal, target, grad: one per row of the tile. `scratch`: round_in_place's, SLAB_ROWS rows."""
+    lib = _kernel_ready(g)
+    if lib is None or (softmax is not None and (softmax.dtype != np.float32 or softmax.strides[1] != 4)):
+        gradient_reference(g, softmax, maximum, reciprocal, target, grad, half, scratch)
+        return
+    fused_bf16 = half == rounding.BF16
+    ld = g.strides[0] // 4
+    softmax_ld = 0 if softmax is None else softmax.strides[0] // 4
+
+    def run(lo, hi):
+        lib.opemu_kernel_cross_entropy_gradient(
+            kernels.float_pointer(g[lo:hi]), hi - lo, g.shape[1], ld,
+            kernels.float_pointer(None if softmax is None else softmax[lo:hi]), softmax_ld,
+            kernels.float_pointer(None if maximum is None else maximum[lo:hi]),
+            kernels.float_pointer(None if reciprocal is None else reciprocal[lo:hi]),
+            kernels.int64_pointer(target[lo:hi]), kernels.float_pointer(grad[lo:hi]), int(fused_bf16))
+    _by_rows(g, run)
+    if not fused_bf16:
+        for s0 in range(0, g.shape[0], SLAB_ROWS):
+            _round(g[s0:s0 + SLAB_ROWS], half, scratch)
+
+
+def gradient_reference(g, softmax, maximum, reciprocal, target, grad, half, scratch):
+    """gradient_tile in NumPy (the kernel's reference), SLAB_ROWS rows at a time."""
+    for s0 in range(0, g.shape[0], SLAB_ROWS):
+        s1 = min(g.shape[0], s0 + SLAB_ROWS)
+        slab = g[s0:s1]
+        rows = np.flatnonzero((target[s0:s1] >= 0) & (target[s0:s1] < g.shape[1]))
+        columns = target[s0:s1][rows]
+        weight = grad[s0:s1, None]
+        with np.errstate(invalid="ignore", over="ignore"):
+            if softmax is None:
+                np.subtract(slab, maximum[s0:s1, None], out=slab)
+                slab[...] = kernel_exp.exp(slab)
+                np.multiply(slab, reciprocal[s0:s1, None], out=slab)
+                slab[rows, columns] -= np.float32(1)
+                np.multiply(slab, weight, out=slab)
+            else:   # the copy out of softmax and the scaling by grad are one pass
+                np.multiply(softmax[s0:s1], weight, out=slab)
+                slab[rows, columns] = (softmax[s0:s1][rows, columns] - np.float32(1)) * weight[rows, 0]
+        _round(slab, half, scratch)
+
+
+def _round(slab, half, scratch):
+    rounding.round_in_place(slab, half, scratch[:slab.size].reshape(slab.shape))

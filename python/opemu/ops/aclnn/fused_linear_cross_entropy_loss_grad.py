@@ -14,8 +14,8 @@ input in place as scratch; opemu leaves it intact (the reference allows either).
 
 Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
 columns and, inside each, the rows in blocks (the logits tiles of _vocab_parallel.tile): G exists
-one tile at a time, recomputed from the logits in memory-saving mode, and its elementwise steps run
-over SLAB_ROWS rows at a time so they stay in the core's cache. The input gradient accumulates in
+one tile at a time, recomputed from the logits in memory-saving mode, and its elementwise steps are
+one C pass per row (_vocab_parallel.gradient_tile). The input gradient accumulates in
 fp32 through BLAS's own beta = 1 (no partial-product buffer). Every scratch buffer lives in the
 workspace phase 1 sizes from (BT, V, H):
     input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk and weightGrad chunk
@@ -29,7 +29,6 @@ from opemu.core.op import AclnnOp, soc
 from opemu.core.workspace import Layout
 from opemu.ops.aclnn import _vocab_parallel as vp
 
-SLAB_ROWS = 64
 FLOAT = dtypes.acl("FLOAT")
 MASK_DTYPES = [dtypes.acl("BOOL"), dtypes.acl("UINT8")]
 SUPPORTED_SOCS = ("Ascend910B", "Ascend910_93", "Ascend950")
@@ -105,7 +104,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         return (Layout().add("input", (bt, h), np.float32).add("input_grad", (bt, h), np.float32)
                 .add("weight", (chunk, h), np.float32).add("weight_grad", (chunk, h), np.float32)
                 .add("g", (block * chunk,), np.float32)
-                .add("round", (min(block, SLAB_ROWS) * chunk,), rounding.scratch_dtype(dtype)))
+                .add("round", (min(block, vp.SLAB_ROWS) * chunk,), rounding.scratch_dtype(dtype)))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -123,6 +122,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         inside = ~vp.outside_shard(v["targetMask"], bt)
         target_rows, target_columns = vp.local_target_columns(v["maskedTarget"], inside, vocab, self.name)
         softmax = v.get("softmaxOptional")
+        row_max = reciprocal = None   # high-performance mode reads neither
         if softmax is None:
             row_max = v["logitsMaxOptional"].astype(np.float32)
             reciprocal = np.float32(1) / v["sumExpLogitsOptional"]
@@ -132,27 +132,16 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
             w = vp.to_f32(v["weight"][c0:c1], s["weight"][:c1 - c0])
             dw = s["weight_grad"][:c1 - c0]
             dw[...] = 0
-            in_chunk = (target_columns >= c0) & (target_columns < c1)
             for r0 in range(0, bt, block):
                 r1 = min(bt, r0 + block)
                 g = s["g"][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
                 if softmax is None:
                     blas.product(g, x[r0:r1], w.T)
-                for s0 in range(r0, r1, SLAB_ROWS):
-                    s1 = min(r1, s0 + SLAB_ROWS)
-                    slab = g[s0 - r0:s1 - r0]
-                    here = in_chunk & (target_rows >= s0) & (target_rows < s1)
-                    rows, columns = target_rows[here], target_columns[here]
-                    if softmax is None:
-                        np.subtract(slab, row_max[s0:s1, None], out=slab)
-                        np.exp(slab, out=slab)
-                        np.multiply(slab, reciprocal[s0:s1, None], out=slab)
-                        slab[rows - s0, columns - c0] -= np.float32(1)
-                        np.multiply(slab, grad[s0:s1, None], out=slab)
-                    else:  # the copy out of softmax and the scaling by grad are one pass
-                        np.multiply(softmax[s0:s1, c0:c1], grad[s0:s1, None], out=slab)
-                        slab[rows - s0, columns - c0] = (softmax[rows, columns] - np.float32(1)) * grad[rows]
-                    rounding.round_in_place(slab, half, s["round"][:slab.size].reshape(slab.shape))
+                vp.gradient_tile(g, None if softmax is None else softmax[r0:r1, c0:c1],
+                                 None if row_max is None else row_max[r0:r1],
+                                 None if reciprocal is None else reciprocal[r0:r1],
+                                 vp.tile_targets(target_rows, target_columns, r0, r1, c0, c1), grad[r0:r1], half,
+                                 s["round"])
                 blas.product(dx[r0:r1], g, w, accumulate=True)
                 blas.product(dw, g.T, x[r0:r1], accumulate=True)
             np.copyto(v["weightGradOut"][c0:c1], dw, casting="unsafe")

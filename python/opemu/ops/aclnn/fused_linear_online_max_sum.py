@@ -20,9 +20,11 @@ statistics come from logits rounded to fp16/bf16; only the Ascend 950 (arch35) k
 in fp32.
 
 Phase 1 follows op_api/aclnn_fused_linear_online_max_sum.cpp: nulls → dtypes → shapes →
-attributes; no format or platform check. The workspace holds an fp32 copy of the input, one fp32
-weight chunk and one logits tile (with its rounding scratch); nothing is BT×V unless
-vocabParallelLogitsOutOptional is requested.
+attributes; no format or platform check. The rows are cut into blocks (_vocab_parallel.row_blocks)
+that the cores take turns at, each core walking the vocabulary for its own blocks with its own GEMMs,
+so a tile's epilogue finds the tile in that core's cache. The workspace holds an fp32 copy of the
+input and, per core at work, one fp32 weight chunk and one logits tile (with its rounding scratch);
+nothing is BT×V unless vocabParallelLogitsOutOptional is requested.
 """
 import numpy as np
 
@@ -93,9 +95,12 @@ class FusedLinearOnlineMaxSum(AclnnOp):
     def _layout(self, m, n, h, dtype):
         if m == 0:
             return Layout()
-        chunk, rows = vp.tile(m, n)
-        return (Layout().add("input", (m, h), np.float32).add("weight", (chunk, h), np.float32)
-                .add("logits", (rows * chunk,), np.float32).add("round", (rows * chunk,), rounding.scratch_dtype(dtype)))
+        chunk = vp.tile(m, n)[0]
+        blocks = vp.row_blocks(m, n)
+        lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
+        return (Layout().add("input", (m, h), np.float32).add("weight", (lanes, chunk, h), np.float32)
+                .add("logits", (lanes, rows * chunk), np.float32)
+                .add("round", (lanes, rows * chunk), rounding.scratch_dtype(dtype)))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -126,27 +131,26 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         running_max = np.full(m, -np.inf, np.float32)
         running_sum = np.zeros(m, np.float32)
         target_logit = np.zeros(m, np.float32)
-        chunk, block = vp.tile(m, n)
-        for c0 in range(0, n, chunk):
-            c1 = min(n, c0 + chunk)
-            w = vp.to_f32(v["weight"][c0:c1], s["weight"][:c1 - c0])
-            in_chunk = (columns >= c0) & (columns < c1)
-            for r0 in range(0, m, block):
-                r1 = min(m, r0 + block)
-                logits = s["logits"][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                np.matmul(x[r0:r1], w.T, out=logits)
-                if rounded:
-                    rounding.round_in_place(logits, half, s["round"][:logits.size].reshape(logits.shape))
-                if vpl is not None:
-                    np.copyto(vpl[r0:r1, c0:c1], logits, casting="unsafe")
-                here = in_chunk & (rows_in_shard >= r0) & (rows_in_shard < r1)
-                target_logit[rows_in_shard[here]] = logits[rows_in_shard[here] - r0, columns[here] - c0]
-                previous = running_max[r0:r1]
-                new_max = np.maximum(previous, logits.max(axis=1))
-                np.subtract(logits, new_max[:, None], out=logits)
-                np.exp(logits, out=logits)
-                running_sum[r0:r1] = running_sum[r0:r1] * np.exp(previous - new_max) + logits.sum(axis=1)
-                running_max[r0:r1] = new_max
+        chunk = vp.tile(m, n)[0]
+        blocks = vp.row_blocks(m, n)
+        lanes = vp.lanes(blocks)
+
+        def walk(lane):
+            """Every chunk of lane `lane`'s row blocks, chunk by chunk: a row's statistics follow the vocabulary."""
+            weight, tile, scratch = s["weight"][lane], s["logits"][lane], s["round"][lane]
+            for c0 in range(0, n, chunk):
+                c1 = min(n, c0 + chunk)
+                w = vp.to_f32(v["weight"][c0:c1], weight[:c1 - c0])
+                for r0, r1 in blocks[lane::lanes]:
+                    logits = tile[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
+                    np.matmul(x[r0:r1], w.T, out=logits)
+                    vp.online_step(logits, running_max[r0:r1], running_sum[r0:r1], half if rounded else None, scratch)
+                    if vpl is not None:
+                        np.copyto(vpl[r0:r1, c0:c1], logits, casting="unsafe")
+                    target = vp.tile_targets(rows_in_shard, columns, r0, r1, c0, c1)
+                    hit = np.flatnonzero(target >= 0)
+                    target_logit[r0 + hit] = logits[hit, target[hit]]
+        vp.by_lanes(walk, lanes)
         v["logitsMaxLocalOut"][...] = running_max
         v["sumExpLogitsLocalOut"][...] = running_sum
         v["predictedLogitsLocalOut"][...] = np.where(outside, np.float32(0), target_logit - running_max)
