@@ -49,7 +49,9 @@ def lanes(blocks):
 
 def by_lanes(walk, count):
     """walk(lane) for each of `count` lanes, each on a core of its own whose GEMMs run on it alone (they are
-    the lane's, and its epilogues then find their tile in the core's own cache)."""
+    the lane's, and its epilogues then find their tile in the core's own cache). The caller runs no pooled
+    GEMMs in between: OpenBLAS's pool spins on the cores for a while after each call, which slows the
+    lanes' GEMMs by half."""
     if count == 1:
         walk(0)
         return
