@@ -2,6 +2,7 @@
 where torch has no equivalent), every data type, NCHW / NHWC / padded strides, beta != 0, and the
 statuses the seed and cuDNN document."""
 import ctypes
+import threading
 
 import ml_dtypes
 import numpy as np
@@ -245,6 +246,30 @@ def test_pooling_matches_torch(handle, mode, geometry, code, layout):
                 xd.handle, X.address, scale(0, code), xd.handle, DX.address) == 0, recent_error()
     close(DX.read(), dx_ref, code, scale_of=np.abs(dy).max())
     assert untouched_outside(Y) and untouched_outside(DX)
+
+
+def test_max_pooling_backward_of_fewer_images_than_threads_finishes(handle):
+    """Two images of 64 planes: the batch split gives each thread one image, whose kernel call then splits its
+    planes (once a wait that never ended: each thread's parts queued behind the other's)."""
+    dims, window, padding, stride = (2, 64, 56, 56), (3, 3), (1, 1), (2, 2)
+    rng = np.random.default_rng(5)
+    x = rng.permutation(np.prod(dims)).reshape(dims).astype(np.float32)
+    pool = make_pooling(0, window, padding, stride)
+    xd = Desc(FLOAT, dims)
+    yd = Desc(FLOAT, output_dims(pool, xd))
+    dy = rng.standard_normal(output_dims(pool, xd)).astype(np.float32)
+    X, Y, DY, DX = DeviceTensor(xd, x), DeviceTensor(yd), DeviceTensor(yd, dy), DeviceTensor(xd)
+    assert call("mcdnnPoolingForward", handle, pool, scale(1, FLOAT), xd.handle, X.address, scale(0, FLOAT), yd.handle,
+                Y.address) == 0
+    statuses = []
+    worker = threading.Thread(target=lambda: statuses.append(call(
+        "mcdnnPoolingBackward", handle, pool, scale(1, FLOAT), yd.handle, Y.address, yd.handle, DY.address, xd.handle,
+        X.address, scale(0, FLOAT), xd.handle, DX.address)), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert statuses == [0], "mcdnnPoolingBackward did not return"
+    _, dx_ref = torch_pair(lambda t: F.max_pool2d(t, window, stride, padding), x, dy)
+    close(DX.read(), dx_ref, FLOAT, scale_of=np.abs(dy).max())
 
 
 def first_max_backward(x, y, dy, window, padding, stride):

@@ -2,9 +2,13 @@
 
 NumPy releases the GIL inside its loops, so a kernel split into pieces that write disjoint parts of
 the output runs on several cores. Which piece computes what never depends on timing, so results are
-the same whatever the scheduling. OPEMU_THREADS caps the workers (default: every core)."""
+the same whatever the scheduling. OPEMU_THREADS caps the workers (default: every core).
+
+A piece that splits again (a routine split by batch whose kernel splits by planes) runs its parts on
+its own thread: the pool's workers waiting on parts queued behind themselves would wait forever."""
 import glob
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from opemu import settings
@@ -34,6 +38,7 @@ LAST_LEVEL_CACHE = _last_level_cache_bytes()
 
 _pool = None
 _pool_pid = None
+_worker = threading.local()   # .busy: this thread is running a piece
 
 
 def _executor():
@@ -50,26 +55,38 @@ def _wait(futures):
         future.result()  # re-raises a piece's exception in the caller
 
 
+def _piece(function, *args):
+    _worker.busy = True
+    try:
+        function(*args)
+    finally:
+        _worker.busy = False
+
+
+def _nested():
+    return getattr(_worker, "busy", False)
+
+
 def split(count, function, worth=True):
     """function(lo, hi) over contiguous parts of range(count), one part per worker when `worth` it."""
     workers = min(count, WORKERS)
-    if not worth or workers <= 1:
+    if not worth or workers <= 1 or _nested():
         function(0, count)
         return
     bounds = [count * i // workers for i in range(workers + 1)]
-    _wait([_executor().submit(function, bounds[i], bounds[i + 1]) for i in range(workers)])
+    _wait([_executor().submit(_piece, function, bounds[i], bounds[i + 1]) for i in range(workers)])
 
 
 def run(function, jobs, parallel=True):
     """function(*job) for every job; jobs are dealt round-robin to the workers (neighbouring jobs
     cost about the same)."""
     jobs = list(jobs)
-    if not parallel or WORKERS == 1 or len(jobs) < 2:
+    if not parallel or WORKERS == 1 or len(jobs) < 2 or _nested():
         for job in jobs:
             function(*job)
         return
     shares = [jobs[w::WORKERS] for w in range(WORKERS)]
-    _wait([_executor().submit(_each, function, share) for share in shares if share])
+    _wait([_executor().submit(_piece, _each, function, share) for share in shares if share])
 
 
 def _each(function, jobs):
