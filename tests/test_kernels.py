@@ -123,6 +123,8 @@ def pooled(x, window, stride, padding, out_shape):
 POOLS = {  # window, stride, padding, input h, w (odd sizes leave rows and columns no window covers)
     "2x2/2": ((2, 2), (2, 2), (0, 0), 9, 13),
     "3x3/2": ((3, 3), (2, 2), (1, 1), 11, 8),
+    "3x3/2-wide": ((3, 3), (2, 2), (1, 1), 7, 75),       # rows of windows 16 at a time (AVX-512), then the rest
+    "3x3/2-wide-unpadded": ((3, 3), (2, 2), (0, 0), 6, 69),   # the last vector's window ends at the row's end
     "3x2/1": ((3, 2), (1, 1), (1, 0), 6, 7),
     "2x2/3-pad": ((2, 2), (3, 3), (1, 1), 10, 9),
 }
@@ -148,9 +150,10 @@ def test_max_pool_backward_is_bit_identical(name, dtype):
     assert_same_bits(dx, expected)
 
 
-def test_max_pool_backward_on_strided_planes():
+@pytest.mark.parametrize("name", ["3x3/2", "3x3/2-wide"])
+def test_max_pool_backward_on_strided_planes(name):
     rng = np.random.default_rng(3)
-    window, stride, padding, h, w = POOLS["3x3/2"]
+    window, stride, padding, h, w = POOLS[name]
     storage = rng.standard_normal((2, 5, h + 3, w + 4)).astype(np.float32)
     x = storage[:, 1:4, 2:2 + h, 1:1 + w]  # padded rows and columns, a channel slice
     pool, geometry, y = pooled(x, window, stride, padding, ((h + 2 - 3) // 2 + 1, (w + 2 - 3) // 2 + 1))
