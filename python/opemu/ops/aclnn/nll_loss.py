@@ -328,8 +328,7 @@ class _NLLLossBackwardBase(AclnnOp):
                 scale = np.float32(grad[0]) / np.float32(v["totalWeight"].reshape(-1)[0])
             else:
                 scale = np.float32(grad[0])
-            values = np.multiply(scale, weight, dtype=np.float32)
-        np.negative(values, out=values)
+            values = np.multiply(-scale, weight, dtype=np.float32)   # -(scale * w): negation is exact
         _zero(out)
         if scatter is None:
             out[where] = _round(values, kd)
