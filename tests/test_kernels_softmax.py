@@ -1,4 +1,4 @@
-"""The softmax backward kernel (csrc/kernels/softmax.c) against its NumPy reference (ops/mcdnn/softmax.py
+"""The softmax kernels (csrc/kernels/softmax.c) against their NumPy references (ops/mcdnn/softmax.py forward,
 backward): the same bits on random and special values, odd sizes, in place. The torch oracle tests
 (test_mcdnn_ops.py) run with both OPEMU_KERNELS settings through test_kernels.py."""
 import numpy as np
@@ -43,6 +43,40 @@ def test_backward_is_bit_identical(log, channel_mode, shape, dtype):
         assert softmax._kernel(log, channel_mode, y, dy, dx)
         expected = softmax.backward(log, channel_mode, y, dy)
     assert_same_bits(dx, expected.reshape(shape))
+
+
+ALGORITHMS = {"fast": 0, "accurate": 1, "log": 2}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_forward_is_bit_identical(algo, channel_mode, shape, dtype):
+    x, _ = pair(shape, dtype, len(shape) * 7 + shape[-1])
+    x[0] = -0.0   # a first image or position whose largest value may be a zero of either sign
+    x.reshape(-1)[1::5] = 0.0
+    y = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        assert softmax._forward_kernel(ALGORITHMS[algo], channel_mode, x, y)
+        expected = softmax.forward(ALGORITHMS[algo], channel_mode, x)
+    assert_same_bits(y, expected.reshape(shape))
+
+
+@pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
+@pytest.mark.parametrize("algo", ["fast", "accurate"])
+def test_forward_in_place(algo, channel_mode):
+    x, _ = pair((2, 6, 37), np.float32, 4)
+    with np.errstate(all="ignore"):
+        expected = softmax.forward(ALGORITHMS[algo], channel_mode, x)
+        assert softmax._forward_kernel(ALGORITHMS[algo], channel_mode, x, x)
+    assert_same_bits(x, expected.reshape(x.shape))
+
+
+def test_log_forward_in_place_takes_the_reference():
+    """LOG's second pass reads x again, so the kernel declines y == x (the reference makes its temporaries)."""
+    x, _ = pair((2, 6, 37), np.float32, 4)
+    assert not softmax._forward_kernel(ALGORITHMS["log"], True, x, x)
 
 
 @pytest.mark.parametrize("over", ["y", "dy"])

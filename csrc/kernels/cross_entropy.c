@@ -4,46 +4,15 @@
  * python/opemu/ops/aclnn/_vocab_parallel.py). Each row is one pass where NumPy makes five to seven over the
  * tile, with exp.h's exp, NumPy's pairwise row sum (pairwise.h) and rounding.h's bf16 rounding.
  *
- * The running maximum gets +0 added, as the reference does: a row whose largest logit is a zero then holds +0
- * whatever the sign NumPy's max reduction happens to keep (x - m and exp(m' - m) do not depend on it). */
+ * The running maximum gets +0 added, as the reference does (maxima.h says why); x - m and exp(m' - m) do not
+ * depend on the zero's sign. */
 #include "exp.h"
 #include "kernels.h"
+#include "maxima.h"
 #include "pairwise.h"
 #include "rounding.h"
 
-#define LANES 16
-typedef float lanes_f __attribute__((vector_size(LANES * sizeof(float))));
-typedef int32_t lanes_i __attribute__((vector_size(LANES * sizeof(float))));
-
-/* the larger of m and v, NaN when either is (a NaN m stays: no compare with it holds) */
-INLINE float larger(float m, float v)
-{
-    return (v > m) | (v != v) ? v : m;
-}
-
-/* the largest of m and n values, NaN when any is. In vector lanes (GCC vectorises neither larger() nor a
- * NaN test folded into the select): which zero it returns then depends on the order, and the caller's + 0
- * makes it +0. */
-INLINE float row_max(const float *row, int64_t n, float m)
-{
-    lanes_f lane;
-    lanes_i nan = {0};
-    for (int k = 0; k < LANES; k++)
-        lane[k] = m;
-    const int64_t whole = n - n % LANES;
-    for (int64_t j = 0; j < whole; j += LANES) {
-        lanes_f v;
-        memcpy(&v, row + j, sizeof v);
-        const lanes_i take = v > lane;
-        nan |= v != v;
-        lane = (lanes_f)((take & (lanes_i)v) | (~take & (lanes_i)lane));
-    }
-    for (int k = 0; k < LANES; k++)
-        m = larger(m, nan[k] ? __builtin_nanf("") : lane[k]);
-    for (int64_t j = whole; j < n; j++)
-        m = larger(m, row[j]);
-    return m;
-}
+DEFINE_MAXIMA(float, int32_t, F32)
 
 VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
                                       float *running_max, float *running_sum)
@@ -55,7 +24,7 @@ VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t colum
             for (int64_t j = 0; j < columns; j++)
                 row[j] = opemu_round_bf16(row[j]);
         const float previous = running_max[r];
-        const float m = row_max(row, columns, previous) + 0.0f;
+        const float m = row_max_F32(row, columns, previous) + 0.0f;
         for (int64_t j = 0; j < columns; j++)
             e[j] = row[j] - m;
         exps_F32(e, e, columns);

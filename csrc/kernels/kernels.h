@@ -164,6 +164,13 @@ int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, in
  * cache). Returns 0, or -1 for a size it does not handle or an empty row. */
 int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
                                   void *dx, void *total, int64_t images, int64_t channels, int64_t spatial);
+/* Softmax forward of the same images: algo FAST 0, ACCURATE 1, LOG 2 (mcdnnSoftmaxAlgorithm_t). Phase 0
+ * writes y (FAST, ACCURATE) or leaves the maxima and the totals of exp(x - max) in `maximum` and `total`
+ * (LOG; y is scratch); phase 1 (LOG) writes y = (x - max) - total, `total` then holding the totals'
+ * logarithms. Both hold `spatial` elements an image (channel mode) or 1. y may be x exactly except for LOG,
+ * nothing else they overlap. Returns 0, or -1 for an algorithm, phase or size it does not handle. */
+int opemu_kernel_softmax_forward(int size, int algo, int channel, int phase, const void *x, void *y, void *maximum,
+                                 void *total, int64_t images, int64_t channels, int64_t spatial);
 
 /* ---- the kernels' exp (csrc/kernels/exp.h says how; exp.c) ----
  * e[i] = exp(x[i]), n dense elements. Returns 0, or -1 for a size it does not handle. */

@@ -9,12 +9,17 @@
  *        taken as it is, a short last block padded with +0), then lane 0 + lane 1 + … + lane 15.
  * dx:    accurate (dy - total) * y;  log dy - exp(y) * total.
  * exp:   exp.h's, the one python/opemu/core/exp.py repeats. */
+#include <math.h>
 #include <string.h>
 #include "exp.h"
 #include "kernels.h"
+#include "maxima.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+
+DEFINE_MAXIMA(float, int32_t, F32)
+DEFINE_MAXIMA(double, int64_t, F64)
 
 #define LANES 16
 #define CHUNK 512 /* elements of dx computed before they are stored */
@@ -146,6 +151,131 @@ static void fence(void)
 
 DEFINE_SOFTMAX(float, F32)
 DEFINE_SOFTMAX(double, F64)
+
+/* Softmax forward (softmax.py forward, its reference), algorithms as mcdnnSoftmaxAlgorithm_t numbers them. Per
+ * image (INSTANCE) or position (CHANNEL): the maximum m, + 0 (none for FAST), e = exp(x - m) into y, the totals
+ * of e summed as the backward sums p; then y = e / total, or for LOG, after the caller has taken the totals'
+ * logarithms (NumPy's log: its bits cannot be repeated here), y = (x - m) - log(total) in a second call. */
+enum { SOFTMAX_FAST = 0, SOFTMAX_ACCURATE = 1, SOFTMAX_LOG = 2 };
+
+#define DEFINE_SOFTMAX_FORWARD(T, SUFFIX)                                                                 \
+    /* e = exp(x - m) (FAST: exp(x)) of n elements, m one value (step 0) or one per element (step 1) */   \
+    INLINE void shifted_exps_##SUFFIX(int fast, const T *x, const T *m, int64_t step, T *e, int64_t n)    \
+    {                                                                                                     \
+        T chunk[CHUNK];                                                                                   \
+        for (int64_t lo = 0; lo < n; lo += CHUNK) {                                                       \
+            const int64_t count = n - lo < CHUNK ? n - lo : CHUNK;                                        \
+            for (int64_t j = 0; j < count; j++)                                                           \
+                chunk[j] = fast ? x[lo + j] : x[lo + j] - m[(lo + j) * step];                             \
+            exps_##SUFFIX(chunk, e + lo, count);                                                          \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* the maxima (+ 0) of n positions whose channels lie `stride` apart: a plain max that GCC vectorises \
+     * (a NaN it meets is passed over), with x - x summed alongside in `probe`, NaN where a channel holds  \
+     * a NaN or an infinity; those positions are walked again, NaN-propagating */                        \
+    INLINE void channel_maxima_##SUFFIX(const T *x, T *maximum, T *probe, int64_t channels, int64_t n,    \
+                                        int64_t stride)                                                   \
+    {                                                                                                     \
+        for (int64_t j = 0; j < n; j++) {                                                                 \
+            maximum[j] = x[j];                                                                            \
+            probe[j] = x[j] - x[j];                                                                       \
+        }                                                                                                 \
+        for (int64_t c = 1; c < channels; c++)                                                            \
+            for (int64_t j = 0; j < n; j++) {                                                             \
+                const T v = x[c * stride + j], m = maximum[j];                                            \
+                maximum[j] = v > m ? v : m;                                                               \
+                probe[j] = probe[j] + (v - v);                                                            \
+            }                                                                                             \
+        for (int64_t j = 0; j < n; j++) {                                                                 \
+            if (probe[j] != probe[j])                                                                     \
+                for (int64_t c = 1; c < channels; c++)                                                    \
+                    maximum[j] = larger_##SUFFIX(maximum[j], x[c * stride + j]);                          \
+            maximum[j] = maximum[j] + (T)0;                                                               \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* one image: its maxima and totals (one, or one per position), y = e or e / total */                 \
+    INLINE void forward_image_##SUFFIX(int algo, int channel, const T *x, T *y, T *maximum, T *total,    \
+                                       int64_t channels, int64_t n)                                       \
+    {                                                                                                     \
+        const int fast = algo == SOFTMAX_FAST;                                                            \
+        if (!channel) {                                                                                   \
+            const int64_t m = channels * n;                                                               \
+            maximum[0] = fast ? (T)0 : row_max_##SUFFIX(x, m, (T)-INFINITY) + (T)0;                       \
+            shifted_exps_##SUFFIX(fast, x, maximum, 0, y, m);                                             \
+            total[0] = instance_total_##SUFFIX(1, y, y, m);                                               \
+            if (algo != SOFTMAX_LOG)                                                                      \
+                for (int64_t i = 0; i < m; i++)                                                           \
+                    y[i] = y[i] / total[0];                                                               \
+            return;                                                                                       \
+        }                                                                                                 \
+        /* a block of positions at a time, x and y of all its channels in L2 (in place: each block's     \
+         * maxima come before its exps overwrite x) */                                                    \
+        int64_t block = L2_BLOCK_BYTES / (2 * (int64_t)sizeof(T) * channels);                            \
+        block = block < CHUNK ? CHUNK : block - block % CHUNK;                                            \
+        for (int64_t j0 = 0; j0 < n; j0 += block) {                                                       \
+            const int64_t width = n - j0 < block ? n - j0 : block;                                        \
+            if (!fast)                                                                                    \
+                channel_maxima_##SUFFIX(x + j0, maximum + j0, total + j0, channels, width, n);            \
+            for (int64_t c = 0; c < channels; c++)                                                        \
+                shifted_exps_##SUFFIX(fast, x + c * n + j0, maximum + j0, 1, y + c * n + j0, width);      \
+            channel_totals_##SUFFIX(1, y + j0, y + j0, total + j0, channels, width, n);                   \
+            if (algo != SOFTMAX_LOG)                                                                      \
+                for (int64_t c = 0; c < channels; c++)                                                    \
+                    for (int64_t j = j0; j < j0 + width; j++)                                             \
+                        y[c * n + j] = y[c * n + j] / total[j];                                           \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* LOG's second call: y = (x - m) - log_total */                                                      \
+    INLINE void log_image_##SUFFIX(int channel, const T *x, T *y, const T *maximum, const T *log_total,   \
+                                   int64_t channels, int64_t n)                                           \
+    {                                                                                                     \
+        for (int64_t c = 0; c < channels; c++)                                                            \
+            for (int64_t j = 0; j < n; j++) {                                                             \
+                const int64_t at = channel ? j : 0;                                                       \
+                const T shifted = x[c * n + j] - maximum[at];                                             \
+                y[c * n + j] = shifted - log_total[at];                                                   \
+            }                                                                                             \
+    }                                                                                                     \
+    INLINE void forward_images_##SUFFIX(int algo, int channel, int phase, const T *x, T *y, T *maximum,  \
+                                        T *total, int64_t images, int64_t channels, int64_t n)            \
+    {                                                                                                     \
+        const int64_t m = channels * n, per = channel ? n : 1;                                            \
+        for (int64_t i = 0; i < images; i++, x += m, y += m, maximum += per, total += per)                \
+            if (phase == 0)                                                                               \
+                forward_image_##SUFFIX(algo, channel, x, y, maximum, total, channels, n);                 \
+            else                                                                                          \
+                log_image_##SUFFIX(channel, x, y, maximum, total, channels, n);                           \
+    }                                                                                                     \
+    /* the helpers inlined with the algorithm and the mode constants */                                   \
+    VECTOR_CLONES static void forward_##SUFFIX(int algo, int channel, int phase, const T *x, T *y,        \
+                                               T *maximum, T *total, int64_t images, int64_t channels,    \
+                                               int64_t n)                                                 \
+    {                                                                                                     \
+        for (int a = SOFTMAX_FAST; a <= SOFTMAX_LOG; a++)                                                 \
+            for (int ch = 0; ch <= 1; ch++)                                                               \
+                if (a == algo && ch == channel)                                                           \
+                    forward_images_##SUFFIX(a, ch, phase, x, y, maximum, total, images, channels, n);     \
+    }
+
+DEFINE_SOFTMAX_FORWARD(float, F32)
+DEFINE_SOFTMAX_FORWARD(double, F64)
+
+int opemu_kernel_softmax_forward(int size, int algo, int channel, int phase, const void *x, void *y, void *maximum,
+                                 void *total, int64_t images, int64_t channels, int64_t spatial)
+{
+    if (channels < 1 || spatial < 1 || (int64_t)(INT64_MAX / channels) < spatial || algo < SOFTMAX_FAST ||
+        algo > SOFTMAX_LOG || phase < 0 || phase > 1 || (phase == 1 && algo != SOFTMAX_LOG))
+        return -1;
+    if (size == 4)
+        forward_F32(algo, channel != 0, phase, (const float *)x, (float *)y, (float *)maximum, (float *)total, images,
+                    channels, spatial);
+    else if (size == 8)
+        forward_F64(algo, channel != 0, phase, (const double *)x, (double *)y, (double *)maximum, (double *)total,
+                    images, channels, spatial);
+    else
+        return -1;
+    return 0;
+}
 
 int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
                                   void *dx, void *total, int64_t images, int64_t channels, int64_t spatial)

@@ -3,9 +3,10 @@
 INSTANCE normalizes over every dimension but N (C, H, W, ... for each image), CHANNEL over C for
 each (n, h, w). FAST is the straightforward exp(x)/Σexp(x) (it overflows where the hardware's does),
 ACCURATE subtracts the maximum first, LOG gives x - max - log Σexp(x - max).
-Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax), by one C
-kernel (csrc/kernels/softmax.c) whose NumPy reference is backward(): sums in a fixed order, and an exp
-both sides compute alike (opemu/core/exp.py). Layouts other than dense NCHW, fp16/bf16 data and alpha/beta
+Backward: y*(dy - Σ dy*y) for FAST/ACCURATE; dy - exp(y)*Σ dy for LOG (y is the log-softmax).
+Both directions are C kernels (csrc/kernels/softmax.c) whose NumPy references are forward() and
+backward(): maxima plus +0, sums in a fixed order, and an exp both sides compute alike (opemu/core/exp.py);
+LOG's log(total) is NumPy's, taken between the forward kernel's two calls. Layouts other than dense NCHW, fp16/bf16 data and alpha/beta
 go through dense compute-type copies and the same kernel.
 
 Forward BAD_PARAM: a NULL argument, an invalid algorithm or mode, dims or data types of x and y
@@ -14,13 +15,9 @@ types differ; also dy == dx in place with different strides (the seed requires i
 descriptors for in-place use)."""
 import numpy as np
 
+from opemu.core import exp as kernel_exp
 from opemu.core import kernels, mcdnn, scratch
 from opemu.core.mcdnn import SOFTMAX_ALGO as ALGO, SOFTMAX_MODE as MODE
-from opemu.core import exp as kernel_exp
-
-
-def _axes(mode, ndim):
-    return (1,) if mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"] else tuple(range(1, ndim))
 
 
 def _check_algorithm(a):
@@ -30,20 +27,25 @@ def _check_algorithm(a):
         raise mcdnn.bad_param("invalid mcdnnSoftmaxMode_t %d" % a.mode)
 
 
-def forward(algo, axes, x):
-    with np.errstate(over="ignore", invalid="ignore"):
+def forward(algo, channel_mode, x):
+    """y of x (N, C, ...) in the compute type, as the C kernel computes it (csrc/kernels/softmax.c): the
+    maximum of each image (INSTANCE) or position (CHANNEL) plus +0 (none for FAST), e = exp(x - max) (the
+    kernels' exp), its totals summed as backward() sums p, then e / total or (x - max) - log(total)."""
+    n, c = x.shape[0], x.shape[1]
+    x = x.reshape(n, c, -1)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if algo == ALGO["MCDNN_SOFTMAX_FAST"]:
-            e = np.exp(x)
-            e /= e.sum(axis=axes, keepdims=True)
-            return e
-        shifted = x - x.max(axis=axes, keepdims=True)
-        e = np.exp(shifted)
-        total = e.sum(axis=axes, keepdims=True)
+            shifted = x
+        else:
+            top = x.max(axis=1, keepdims=True) if channel_mode else x.reshape(n, -1).max(axis=1).reshape(n, 1, 1)
+            top += top.dtype.type(0)   # +0 for a maximum of zeros, whichever zero the reduction kept
+            shifted = x - top
+        e = kernel_exp.exp(shifted)
+        total = _channel_totals(e) if channel_mode else _instance_totals(e.reshape(n, -1)).reshape(n, 1, 1)
         if algo == ALGO["MCDNN_SOFTMAX_LOG"]:
-            shifted -= np.log(total)
-            return shifted
+            return shifted - np.log(total)
         e /= total
-        return e
+    return e
 
 
 def backward(log, channel_mode, y, dy):
@@ -108,10 +110,18 @@ class SoftmaxForward(mcdnn.McdnnOp):
 
     def compute(self, a, v):
         ct = a.xDesc.compute_dtype
-        axes = _axes(a.mode, a.xDesc.ndim)
+        channel_mode = a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"]
+        direct = a.alpha_value == 1 and a.beta_value == 0 and a.yDesc.dtype == ct
 
         def run(p):
-            mcdnn.write(p["y"], forward(a.algo, axes, mcdnn.as_compute(p["x"], ct)), a.alpha_value, a.beta_value)
+            x, y = p["x"], p["y"]
+            if direct and _forward_kernel(a.algo, channel_mode, x, y):
+                return
+            x = np.ascontiguousarray(x, dtype=ct)
+            g = scratch.buffer("softmax y", x.shape, ct)
+            if not _forward_kernel(a.algo, channel_mode, x, g):
+                g = forward(a.algo, channel_mode, x).reshape(x.shape)
+            mcdnn.write(y, g, a.alpha_value, a.beta_value)
         mcdnn.by_batch(v, run)
 
 
@@ -152,6 +162,32 @@ class SoftmaxBackward(mcdnn.McdnnOp):
 
 
 _STREAM_BYTES = 4 << 20  # a dx this large cannot stay in a core's cache: the kernel streams it to memory
+
+
+def _forward_kernel(algo, channel_mode, x, y):
+    """forward() by the C kernel, written into y; False when the reference must run or the arrays are not
+    dense compute-type arrays that y overlaps only as the very same view (not at all for LOG, whose second
+    pass reads x again)."""
+    lib = kernels.lib()
+    if lib is None or x.ndim < 2 or not kernels.dense(x, y) or x.size == 0:
+        return False
+    log = algo == ALGO["MCDNN_SOFTMAX_LOG"]
+    if np.may_share_memory(x, y) if log else not kernels.apart(y, x):
+        return False
+    n, c = x.shape[0], x.shape[1]
+    spatial = x.size // (n * c)
+    per = spatial if channel_mode else 1
+    maximum = scratch.buffer("softmax forward maxima", (n, per), x.dtype)
+    total = scratch.buffer("softmax forward totals", (n, per), x.dtype)
+    call = lib.opemu_kernel_softmax_forward
+    arrays = kernels.address(x), kernels.address(y), kernels.address(maximum), kernels.address(total)
+    if call(x.itemsize, algo, int(channel_mode), 0, *arrays, n, c, spatial) != 0:
+        return False
+    if log:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.log(total, out=total)
+        call(x.itemsize, algo, int(channel_mode), 1, *arrays, n, c, spatial)
+    return True
 
 
 def _kernel(log, channel_mode, y, dy, dx):
