@@ -1,6 +1,7 @@
 """mcDNN backward routines at N=32, C=64, H=W=56 fp32 against their PyTorch CPU equivalents (target:
-each <= 1.2x torch). The routines are driven through the real C ABI in-process (ctypes), work on the
-default stream, and each call is followed by mcStreamSynchronize."""
+each <= 1.2x torch), and softmax forward, listed without a target. The routines are driven through the
+real C ABI in-process (ctypes), work on the default stream, and each call is followed by
+mcStreamSynchronize."""
 import ctypes
 
 import numpy as np
@@ -96,6 +97,13 @@ def main():
                 sync(None)
             compare("mcdnnSoftmaxBackward %s %s" % (name, mode_name), ours,
                     lambda: backward(dyv, yt, 1, torch.float32))
+
+            def ours_forward():
+                check(lib().mcdnnSoftmaxForward(h, algo, mode, one, d, X, zero, d, Y), "mcdnnSoftmaxForward")
+                sync(None)
+            mine, peer = best_of(ours_forward, lambda: (F.log_softmax if algo == 2 else F.softmax)(t, 1))
+            row("mcdnnSoftmaxForward %s %s (listed, no target)" % (name, mode_name), mine, "ms", reference=peer,
+                reference_name="torch")
 
     # pooling 3x3 stride 2 pad 1 (56 -> 28), and 2x2 stride 2
     for (k, s, p) in ((3, 2, 1), (2, 2, 0)):
