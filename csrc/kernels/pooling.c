@@ -88,9 +88,10 @@ static void stream_fence(void)
  * Window (q, t) covers rows 2q - ph .. 2q - ph + 2 and columns 2t - pw .. 2t - pw + 2; its element
  * e = 3i + j. A window's equalities with y are first gathered as bits (bit e: element e equals y), in an
  * integer of the data's width so the float compares and the integer ors share vector lanes: for windows
- * wholly inside x a branch-free pass over the output row, vectorized across its windows; windows over the
- * padding take a scalar walk that keeps the first match only. The lowest bit is the choice (the first
- * match in row-major order). The scatter runs the outputs in reverse row-major order, as scatter() does. */
+ * whose columns lie inside x a branch-free pass over the output row, vectorized across its windows (rows
+ * past x, padding, read a row of NaNs, which equals nothing); the first and last windows of a row, which
+ * reach past x's columns, take a scalar walk. The lowest bit is the choice (the first match in row-major
+ * order). The scatter runs the outputs in reverse row-major order, as scatter() does. */
 /* The choices of fp32 windows t in [lo, hi) of one output row, all inside x, 16 at a time with AVX-512 (GCC
  * does not vectorise the stride-2 reads of the plain loop): the even and odd columns of each of the three
  * rows by two permutes, the third column by shifting the even ones a lane. Returns the first t it left for

@@ -6,9 +6,10 @@ aclnnFusedLinearOnlineMaxSum gives local max / sum-exp / predicted logit and the
 all-reduces them; aclnnFusedCrossEntropyLossWithMaxSum gives the loss; the backward is
 aclnnFusedLinearCrossEntropyLossGrad.
 
-The tile epilogues (online_step, gradient_tile) run as one C pass per row (csrc/kernels/cross_entropy.c),
-its rows split over the cores; their NumPy references are online_statistics and gradient_reference,
-which share the kernels' exp (opemu/core/exp.py) and NumPy's own pairwise row sum with the C code."""
+The tile epilogues run as one C pass per row (csrc/kernels/cross_entropy.c): online_step on the core
+that made the tile (FusedLinearOnlineMaxSum gives each core its own row blocks, by_lanes), gradient_tile
+with its rows split over the cores. Their NumPy references, online_statistics and gradient_reference,
+share the kernels' exp (opemu/core/exp.py) and NumPy's own pairwise row sum with the C code."""
 import numpy as np
 
 from opemu.core import blas, device, dtypes, kernels, parallel, rounding, status
@@ -144,8 +145,9 @@ def online_statistics(logits, running_max, running_sum):
 def gradient_tile(g, softmax, maximum, reciprocal, target, grad, half, scratch):
     """aclnnFusedLinearCrossEntropyLossGrad's gradient tile G, in place in the fp32 tile g: exp(g - maximum) *
     reciprocal (memory-saving; g holds the logits) or a copy of the softmax tile (high-performance); 1
-    taken off at each row's target column (tile_targets; none where it lies outside the tile); times grad; rounded to `half`. maximum,
-    reciprocal, target, grad: one per row of the tile. `scratch`: round_in_place's, SLAB_ROWS rows."""
+    taken off at each row's target column (tile_targets; none where it lies outside the tile); times grad;
+    rounded to `half`. maximum, reciprocal, target, grad: one per row of the tile. `scratch`:
+    round_in_place's, SLAB_ROWS rows."""
     lib = _kernel_ready(g)
     if lib is None or (softmax is not None and (softmax.dtype != np.float32 or softmax.strides[1] != 4)):
         gradient_reference(g, softmax, maximum, reciprocal, target, grad, half, scratch)
