@@ -8,7 +8,8 @@ aclnnFusedLinearCrossEntropyLossGrad.
 
 The tile epilogues run as one C pass per row (csrc/kernels/cross_entropy.c): online_step on the core
 that made the tile (FusedLinearOnlineMaxSum gives each core its own row blocks, by_lanes), gradient_tile
-with its rows split over the cores. Their NumPy references, online_statistics and gradient_reference,
+on the calling thread (split over the cores it gained nothing: OpenBLAS's spinning worker holds the other
+one between the GEMMs). Their NumPy references, online_statistics and gradient_reference,
 share the kernels' exp (opemu/core/exp.py) and NumPy's own pairwise row sum with the C code."""
 import numpy as np
 
@@ -23,7 +24,6 @@ TARGET_DTYPES = [dtypes.acl("INT32"), dtypes.acl("INT64")]
 VOCAB_CHUNK = 512
 TILE_ELEMENTS = 1 << 19
 SLAB_ROWS = 64   # the references' elementwise steps run over this many rows at a time, in the core's cache
-PARALLEL_ELEMENTS = 1 << 15   # a tile this large splits its rows over the cores
 BLOCK_ROWS_LEAST = 128   # rows of a row block when there are too few for two full ones
 
 
@@ -104,11 +104,6 @@ def tile_targets(rows, columns, r0, r1, c0, c1):
     return target
 
 
-def _by_rows(tile, run):
-    """run(lo, hi) over the tile's rows, split over the cores when the tile is worth it."""
-    parallel.split(tile.shape[0], run, worth=tile.size >= PARALLEL_ELEMENTS)
-
-
 def _kernel_ready(tile):
     lib = kernels.lib()
     return lib if lib is not None and tile.dtype == np.float32 and tile.strides[1] == 4 else None
@@ -153,17 +148,11 @@ def gradient_tile(g, softmax, maximum, reciprocal, target, grad, half, scratch):
         gradient_reference(g, softmax, maximum, reciprocal, target, grad, half, scratch)
         return
     fused_bf16 = half == rounding.BF16
-    ld = g.strides[0] // 4
-    softmax_ld = 0 if softmax is None else softmax.strides[0] // 4
-
-    def run(lo, hi):
-        lib.opemu_kernel_cross_entropy_gradient(
-            kernels.float_pointer(g[lo:hi]), hi - lo, g.shape[1], ld,
-            kernels.float_pointer(None if softmax is None else softmax[lo:hi]), softmax_ld,
-            kernels.float_pointer(None if maximum is None else maximum[lo:hi]),
-            kernels.float_pointer(None if reciprocal is None else reciprocal[lo:hi]),
-            kernels.int64_pointer(target[lo:hi]), kernels.float_pointer(grad[lo:hi]), int(fused_bf16))
-    _by_rows(g, run)
+    lib.opemu_kernel_cross_entropy_gradient(
+        kernels.float_pointer(g), g.shape[0], g.shape[1], g.strides[0] // 4, kernels.float_pointer(softmax),
+        0 if softmax is None else softmax.strides[0] // 4, kernels.float_pointer(maximum),
+        kernels.float_pointer(reciprocal), kernels.int64_pointer(target), kernels.float_pointer(grad),
+        int(fused_bf16))
     if not fused_bf16:
         for s0 in range(0, g.shape[0], SLAB_ROWS):
             _round(g[s0:s0 + SLAB_ROWS], half, scratch)
