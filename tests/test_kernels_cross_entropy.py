@@ -10,19 +10,11 @@ import conftest
 import opemu.api
 from opemu.core import kernels
 from opemu.ops.aclnn import _vocab_parallel as vp
-from test_kernels import assert_same_bits, special
+from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = conftest.opemu_only
 BF16, FP16 = np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)
 WIDTHS = [1, 7, 16, 33, 256, 512]
-
-
-@pytest.fixture(autouse=True)
-def lib():
-    library = kernels.lib()
-    if library is None:
-        pytest.fail("the C kernels did not load (is the build in place?)")
-    return library
 
 
 def tile(rows, columns, seed, pitch=0, scale=4.0):

@@ -6,23 +6,15 @@ import pytest
 import conftest
 from opemu.core import exp as kernel_exp
 from opemu.core import kernels
-from test_kernels import FLOATS, assert_same_bits, special
+from test_kernels import FLOATS, assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = conftest.opemu_only
 DTYPE_IDS = {np.float32: "float32", np.float64: "float64"}
 
 
-@pytest.fixture(autouse=True)
-def lib():
-    library = kernels.lib()
-    if library is None:
-        pytest.fail("the C kernels did not load (is the build in place?)")
-    return library
-
-
-def c_exp(lib, x):
+def c_exp(x):
     e = np.empty_like(x)
-    assert lib.opemu_kernel_exp(x.itemsize, kernels.address(x), kernels.address(e), x.size) == 0
+    assert kernels.lib().opemu_kernel_exp(x.itemsize, kernels.address(x), kernels.address(e), x.size) == 0
     return e
 
 
@@ -40,20 +32,20 @@ def exp_arguments(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
-def test_exp_is_bit_identical_to_its_reference(lib, dtype):
+def test_exp_is_bit_identical_to_its_reference(dtype):
     x = exp_arguments(dtype)
-    assert_same_bits(c_exp(lib, x), kernel_exp.exp(x))
+    assert_same_bits(c_exp(x), kernel_exp.exp(x))
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)
-def test_exp_of_chunks_inside_the_normal_range_is_bit_identical(lib, dtype):
+def test_exp_of_chunks_inside_the_normal_range_is_bit_identical(dtype):
     """Chunks whose every x keeps exp(x) normal take the kernel's shorter loop (one scaling): the same bits,
     up to both ends of that range."""
     lo, hi = (-87.0, 88.0) if dtype == np.float32 else (-708.0, 709.0)
     ends = np.array([lo, hi, np.nextafter(dtype(lo), 0), np.nextafter(dtype(hi), 0)], dtype)
     x = np.concatenate([np.resize(ends, 512), np.linspace(lo, hi, 4096, dtype=dtype),
                         np.linspace(lo, lo + 2, 1500, dtype=dtype), np.linspace(hi - 2, hi, 1500, dtype=dtype)])
-    assert_same_bits(c_exp(lib, x), kernel_exp.exp(x))
+    assert_same_bits(c_exp(x), kernel_exp.exp(x))
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=DTYPE_IDS.get)

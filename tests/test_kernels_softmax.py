@@ -7,18 +7,10 @@ import pytest
 import conftest
 from opemu.core import kernels
 from opemu.ops.mcdnn import softmax
-from test_kernels import FLOATS, assert_same_bits, special
+from test_kernels import FLOATS, assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = conftest.opemu_only
 DTYPE_IDS = {np.float32: "float32", np.float64: "float64"}
-
-
-@pytest.fixture(autouse=True)
-def lib():
-    library = kernels.lib()
-    if library is None:
-        pytest.fail("the C kernels did not load (is the build in place?)")
-    return library
 
 
 SHAPES = [(1, 1, 1), (2, 3, 5), (3, 17, 1), (2, 5, 7, 3), (2, 4, 4), (3, 7, 1031),

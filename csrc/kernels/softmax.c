@@ -25,6 +25,14 @@ DEFINE_MAXIMA(double, int64_t, F64)
 #define CHUNK 512 /* elements of dx computed before they are stored */
 #define L2_BLOCK_BYTES (512 << 10) /* y and dy of a block of positions, all channels: a core's L2 holds them */
 
+/* Positions per block in channel mode: two arrays of all the block's channels fit L2_BLOCK_BYTES, whole
+ * chunks of CHUNK positions */
+static int64_t position_block(int64_t size, int64_t channels)
+{
+    int64_t block = L2_BLOCK_BYTES / (2 * size * channels);
+    return block < CHUNK ? CHUNK : block - block % CHUNK;
+}
+
 /* Copies `bytes` (a whole number of elements) with non-temporal stores where SSE2 has them (the 16-byte
  * aligned part of `to`); fence() orders them before the kernel returns (another thread may read dx next). */
 #if defined(__SSE2__)
@@ -126,8 +134,7 @@ static void fence(void)
                 continue;                                                                                 \
             }                                                                                             \
             /* a block of positions at a time: its y and dy, read for the totals, are still in L2 for dx */ \
-            int64_t block = L2_BLOCK_BYTES / (2 * (int64_t)sizeof(T) * channels);                        \
-            block = block < CHUNK ? CHUNK : block - block % CHUNK;                                        \
+            const int64_t block = position_block(sizeof(T), channels);                                    \
             for (int64_t j = 0; j < n; j += block) {                                                      \
                 const int64_t width = n - j < block ? n - j : block;                                      \
                 channel_totals_##SUFFIX(log, y + j, dy + j, total + j, channels, width, n);               \
@@ -210,8 +217,7 @@ enum { SOFTMAX_FAST = 0, SOFTMAX_ACCURATE = 1, SOFTMAX_LOG = 2 };
         }                                                                                                 \
         /* a block of positions at a time, x and y of all its channels in L2 (in place: each block's     \
          * maxima come before its exps overwrite x) */                                                    \
-        int64_t block = L2_BLOCK_BYTES / (2 * (int64_t)sizeof(T) * channels);                            \
-        block = block < CHUNK ? CHUNK : block - block % CHUNK;                                            \
+        const int64_t block = position_block(sizeof(T), channels);                                        \
         for (int64_t j0 = 0; j0 < n; j0 += block) {                                                       \
             const int64_t width = n - j0 < block ? n - j0 : block;                                        \
             if (!fast)                                                                                    \
