@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import conftest
-from opemu.core import kernels
 from opemu.ops.mcdnn import softmax
 from test_kernels import FLOATS, assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
