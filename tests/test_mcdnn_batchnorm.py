@@ -290,6 +290,33 @@ def test_a_small_tensor_walked_as_one_block_matches_one_channel_blocks_bit_for_b
             assert one.tobytes() == blocked.tobytes()
 
 
+def _refill(tensor, values):
+    """New contents for a device tensor, at the same address."""
+    storage = tensor.storage()
+    tensor.view(storage)[...] = values
+    assert lib().mcMemcpy(tensor.address, storage.ctypes.data, storage.nbytes, 1) == 0
+
+
+@pytest.mark.parametrize("saved", [True, False])
+def test_backward_called_again_on_the_same_buffers_reads_what_they_hold_now(bn, saved):
+    """A small tensor's backward is prepared once per set of buffers (its kernel arguments are kept); the
+    next call on them reads their new x, dy, scale and saved statistics, and its own scaling factors."""
+    b = bn(FLOAT, DIMS, SPATIAL)
+    assert b.training() == 0 and b.backward(saved=saved) == 0, recent_error()
+    rng = np.random.default_rng(7)
+    b.x, b.dy = rng.standard_normal(DIMS).astype(np.float32) * 2 - 1, rng.standard_normal(DIMS).astype(np.float32)
+    b.scale = (rng.standard_normal(b.pd.dims) * 0.5 + 1).astype(np.float32)
+    for tensor, values in ((b.X, b.x), (b.DY, b.dy), (b.S, b.scale)):
+        _refill(tensor, values)
+    assert b.training() == 0, recent_error()   # the saved statistics of the new x
+    assert b.backward(saved=saved, alphas=(0.5, 0.0, 1.0, 0.0)) == 0, recent_error()
+    y, _, _, (xt, w, bias, _) = torch_reference(b.x, True, b.scale, b.bias, b.rm0, b.rv0, 0.1)
+    y.backward(torch.tensor(b.dy, dtype=torch.float64))
+    close(b.DX.read(), 0.5 * xt.grad.numpy(), FLOAT)
+    close(b.DS.read().ravel(), w.grad.numpy(), FLOAT, atol_scale=10)
+    close(b.DB.read().ravel(), bias.grad.numpy(), FLOAT, atol_scale=10)
+
+
 def test_backward_without_saved_statistics_recomputes_them_from_x(bn):
     b = bn(FLOAT, DIMS, SPATIAL)
     assert b.training() == 0

@@ -39,6 +39,7 @@ NUMPY = {
     DATA["MCDNN_DATA_BOOLEAN"]: np.dtype(np.bool_),
 }
 FLOATING = {DATA[n] for n in ("MCDNN_DATA_FLOAT", "MCDNN_DATA_DOUBLE", "MCDNN_DATA_HALF", "MCDNN_DATA_BFLOAT16")}
+_DOUBLE = DATA["MCDNN_DATA_DOUBLE"]
 _NAMES = {code: name for name, code in DATA.items()}
 
 
@@ -56,7 +57,7 @@ def type_name(code):
 
 class Tensor:
     """A tensor descriptor as it was at the call: data type, dims and element strides."""
-    __slots__ = ("dtype_code", "shape", "strides")
+    __slots__ = ("dtype_code", "shape", "strides", "_view_layout")
 
     def __init__(self, dtype_code, shape, strides):
         self.dtype_code, self.shape, self.strides = dtype_code, tuple(shape), tuple(strides)
@@ -83,7 +84,11 @@ class Tensor:
         return self.shape == other.shape and self.strides == other.strides
 
     def geometry(self):
-        return _geometry(self.dtype_code, self.shape, self.strides)
+        try:
+            return self._view_layout
+        except AttributeError:  # the first call on this snapshot: descriptors are read once, and never change
+            self._view_layout = _geometry(self.dtype_code, self.shape, self.strides)
+            return self._view_layout
 
     def __repr__(self):
         return "Tensor(%s, dims=%s, strides=%s)" % (type_name(self.dtype_code), list(self.shape), list(self.strides))
@@ -109,8 +114,7 @@ def scaling(pointer, tensor, name):
     """A host scaling factor: float for HALF/BFLOAT16/FLOAT data, double for DOUBLE."""
     if pointer == device.ffi.NULL:
         raise bad_param("%s must not be null" % name)
-    ctype = "double *" if tensor.dtype_code == DATA["MCDNN_DATA_DOUBLE"] else "float *"
-    return float(device.ffi.cast(ctype, pointer)[0])
+    return device.ffi.cast("double *" if tensor.dtype_code == _DOUBLE else "float *", pointer)[0]
 
 
 def as_compute(array, ct):

@@ -31,7 +31,7 @@ supports z only for HALF data (its configuration table); bf16 is supported where
 it (ForwardTraining; ForwardInference follows it); dz is blended with the DataDiff pair like dx."""
 from opemu.core import device, mcdnn
 from opemu.ops.mcdnn import bn_channels_last
-from opemu.ops.mcdnn.bn_channels import affine_by_channels, backward_by_channels, forward_by_channels
+from opemu.ops.mcdnn.bn_channels import affine_by_channels, backward_by_channels, forward_by_channels, small_backward
 from opemu.ops.mcdnn.bn_checks import (check_backward, check_inference, check_size_query, check_training,
                                        epsilon_at_least, matching, param_layout, read_scalars, tensor_rank, verdict_key)
 from opemu.ops.mcdnn.bn_common import (BF16, BN_MIN_EPSILON, BN_MODE, BN_OPS, DOUBLE, FLOAT, HALF, NORM_ALGO,
@@ -74,13 +74,12 @@ class Normalization(mcdnn.McdnnOp):
         read_scalars(self, a)
 
     def stage_check(self, a):
-        {"inference": check_inference, "training": check_training, "backward": check_backward}[self.stage](self, a)
+        _STAGES[self.stage][0](self, a)
 
     def compute(self, a, v):
         if a._layout.positions:
             v = as_positions(a._layout, v)
-        {"inference": inference_compute, "training": training_compute,
-         "backward": backward_compute}[self.stage](self, a, v)
+        _STAGES[self.stage][1](self, a, v)
 
     # -- argument access by role
     def get(self, a, role):
@@ -227,10 +226,23 @@ def training_compute(op, a, v):
 
 
 def backward_compute(op, a, v):
+    d_scale, d_bias = _data_gradient(op, a, v)
+    blend_param(v[op.name_of("dscale")], d_scale, a.alphaParamDiff_value, a.betaParamDiff_value)
+    blend_param(v[op.name_of("dbias")], d_bias, a.alphaParamDiff_value, a.betaParamDiff_value)
+
+
+def _data_gradient(op, a, v):
+    """Writes dx (and dz); returns dScale and dBias in float64, by the first walk that takes the tensors."""
     layout, ct = a._layout, a._ct
     x, dy, dx = v[op.name_of("x")], v[op.name_of("dy")], v[op.name_of("dx")]
     workspace = v.get(op.roles.get("ws"))
     saved_mean = v.get(op.roles["smean"])
+    if layout.by_channels:
+        saved_inv = None if saved_mean is None else v[op.roles["sinv"]]
+        sums = small_backward(layout, ct, (x, dy, dx, v[op.name_of("scale")], saved_mean, saved_inv, workspace),
+                              op.get(a, "eps"), a.alphaDataDiff_value, a.betaDataDiff_value)
+        if sums is not None:
+            return sums
     scale = param(v[op.name_of("scale")])
     if layout.by_channels or (layout.per_channel and a._activation is None):
         mean = inv = None
@@ -240,9 +252,7 @@ def backward_compute(op, a, v):
         sums = walk(layout, x, dy, dx, scale, mean, inv, op.get(a, "eps"), ct, a.alphaDataDiff_value,
                     a.betaDataDiff_value, workspace)
         if sums is not None:
-            blend_param(v[op.name_of("dscale")], sums[0], a.alphaParamDiff_value, a.betaParamDiff_value)
-            blend_param(v[op.name_of("dbias")], sums[1], a.alphaParamDiff_value, a.betaParamDiff_value)
-            return
+            return sums
     if saved_mean is not None:
         mean, inv = param(saved_mean), param(v[op.roles["sinv"]])
     else:
@@ -255,8 +265,11 @@ def backward_compute(op, a, v):
     d_scale, d_bias, a_coef, b_coef, c_coef = backward_coefficients(scale, mean, inv, sum_dy, sum_dyx, layout.count)
     gradient_input(layout, x, dy, dx, a_coef, b_coef, c_coef, ct, a.alphaDataDiff_value, a.betaDataDiff_value,
                    reserve)
-    blend_param(v[op.name_of("dscale")], d_scale, a.alphaParamDiff_value, a.betaParamDiff_value)
-    blend_param(v[op.name_of("dbias")], d_bias, a.alphaParamDiff_value, a.betaParamDiff_value)
+    return d_scale, d_bias
+
+
+_STAGES = {"inference": (check_inference, inference_compute), "training": (check_training, training_compute),
+           "backward": (check_backward, backward_compute)}
 
 
 # ---------------------------------------------------------------- mcdnnBatchNormalization*

@@ -2,6 +2,7 @@
 place (gathered into scratch when it needs a conversion), reduced, transformed and written back while it
 is still in cache."""
 import contextlib
+import threading
 
 import numpy as np
 
@@ -291,6 +292,60 @@ def backward_by_channels(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, be
     if rows is None or not _backward_kernel(*rows, scale, mean, inv, eps, alpha, sums[0], sums[1], _worth(layout)):
         _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, sums)
     return sums[0], sums[1]
+
+
+class _SmallBackward:
+    """The kernel's arguments for a tensor not worth the threads, made once per set of views: an app calls
+    the routine on the same buffers again and again, and the bridge hands out the same view objects while
+    no device memory has gone away. Per call only the float64 copies of the parameters are refreshed
+    (np.copyto casts as param() does) before the one kernel call. `views` (held, so their ids stay
+    unique while the plan is kept) are x, dy, dx, scale, saved mean, saved inverse variance (None when
+    recomputed) and the workspace (None when absent)."""
+
+    def __init__(self, layout, ct, views):
+        self.layout = layout  # held, as the views are: its id is in the plan's key
+        x, dy, dx, scale, mean, inv, workspace = self.views = views
+        rows = _whole(layout, ct, 0, x, dy, dx)
+        self.g = None if rows is None else _geometry(*rows)  # None too when dx overlaps x or dy other than exactly
+        if self.g is None:
+            return
+        self.sums = accumulators(workspace, layout.backward_workspace(), (2, layout.C))
+        copies = [None if t is None else np.empty(t[0].shape) for t in (scale, mean, inv)]
+        self.params = [(c, t[0]) for c, t in zip(copies, (scale, mean, inv)) if t is not None]
+        self.args = (ct.itemsize, self.g, layout.C, *(kernels.strided_address(r) for r in rows),
+                     *(_doubles(None if c is None else c.reshape(-1)) for c in copies))
+        self.results = [_doubles(s) for s in self.sums]
+        self.gradients = tuple(s.reshape(scale.shape) for s in self.sums)  # dScale / dBias share scale's descriptor
+        self.rows = rows  # the addresses above point into them
+
+    def __call__(self, eps, alpha):
+        for copy, view in self.params:
+            np.copyto(copy, view)
+        kernels.lib().opemu_kernel_bn_backward(*self.args, eps, alpha, *self.results)
+        return self.gradients
+
+
+_SMALL_PLANS = threading.local()
+_SMALL_PLANS_LIMIT = 32
+
+
+def small_backward(layout, ct, views, eps, alpha, beta):
+    """(dScale, dBias) as float64 per channel, or None: the tensor is worth the threads, needs a conversion or
+    a blend, or the kernels cannot take it (then backward_by_channels walks it). Plans are kept per thread
+    (two streams may run the same call at once) and by the identity of the views they hold; under OPEMU_STRICT,
+    whose views are new at every call, each call prepares its own."""
+    if beta != 0 or layout.positions or _worth(layout) or kernels.lib() is None:
+        return None
+    plans = getattr(_SMALL_PLANS, "plans", None)
+    if plans is None:
+        plans = _SMALL_PLANS.plans = {}
+    key = (id(layout), ct) + tuple(map(id, views))
+    plan = plans.get(key)
+    if plan is None:
+        if len(plans) >= _SMALL_PLANS_LIMIT:
+            plans.clear()
+        plan = plans[key] = _SmallBackward(layout, ct, views)
+    return None if plan.g is None else plan(eps, alpha)
 
 
 def _backward_blocks(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, sums):

@@ -62,10 +62,11 @@ def fused_supported(ops_name, activation, named):
                                       % (ops_name, name, list(t.strides)))
 
 
-def scalars(a, pairs, x):
+def scalars(a, names, x):
     """Reads the named host scaling factors (float, or double for DOUBLE data) into a.<name>_value."""
-    for name in pairs:
-        setattr(a, name + "_value", mcdnn.scaling(getattr(a, name), x, name))
+    values = a.__dict__
+    for name in names:
+        values[name + "_value"] = mcdnn.scaling(values[name], x, name)
 
 
 # ---------------------------------------------------------------- verdicts kept between calls

@@ -162,11 +162,14 @@ def unbiased(var, count):
 
 
 def blend_param(view, value, alpha, beta):
-    """A parameter-shaped output (float / double) = alpha·value + beta·prior; beta == 0 never reads it."""
+    """A parameter-shaped output (float / double) = alpha·value + beta·prior, value a float64 array; beta == 0
+    never reads it."""
+    if value.shape != view.shape:
+        value = value.reshape(view.shape)
     if alpha == 1 and beta == 0:   # value·1 is value
-        view[...] = np.asarray(value, np.float64).reshape(view.shape)
+        view[...] = value
         return
-    result = np.asarray(value, np.float64).reshape(view.shape) * alpha
+    result = value * alpha
     if beta != 0:
         result = result + beta * view.astype(np.float64)
     view[...] = result
