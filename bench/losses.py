@@ -12,6 +12,7 @@ import threading
 import numpy as np
 import torch
 
+import opemu
 from common import median_seconds, row
 from opemu import api
 from opemu.core import kernels, parallel
@@ -27,6 +28,31 @@ def touched(shape, dtype, value=0):
     array = np.frombuffer(buffer, dtype, int(np.prod(shape))).reshape(shape)
     array.fill(value)
     return array
+
+
+def device_array(shape, dtype, value=0):
+    """An array in device memory from aclrtMalloc, placed as an app's buffers are. Equal blocks of 2^28 bytes
+    mmap'd back to back (as touched() places them) share every address bit from 12 to 27, which on AMD Zen
+    keeps their lines from sharing the L1 (docs/DESIGN-NOTES.md): a loop over five of them ran 15x slower
+    there, a placement the device allocator does not make."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    address = ctypes.c_void_p()
+    assert _acl().aclrtMalloc(ctypes.byref(address), ctypes.c_size_t(count * dtype.itemsize), 0) == 0
+    array = np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(address.value), dtype).reshape(shape)
+    array.fill(value)
+    return array
+
+
+_ACL = []
+
+
+def _acl():
+    if not _ACL:
+        lib = ctypes.CDLL(str(opemu.prefix() / "lib64" / "libascendcl.so"), mode=ctypes.RTLD_GLOBAL)
+        assert lib.aclrtSetDevice(0) == 0
+        _ACL.append(lib)
+    return _ACL[0]
 
 
 def ms(*fns, repeat=5):
@@ -100,7 +126,7 @@ def streaming_floor(inputs, outputs):
 def apply_fused_ema_adam():
     n = 64 << 20
     rng = np.random.default_rng(2)
-    grad, var, m, v, s = (touched((n,), np.float32) for _ in range(5))
+    grad, var, m, v, s = (device_array((n,), np.float32) for _ in range(5))
     grad[...] = rng.random(n, dtype=np.float32) - 0.5
     var[...], s[...] = 1.0, 1.0
     step = np.array([10])
