@@ -323,24 +323,30 @@ def test_nhwc_backward_in_place_and_on_padded_rows_matches_reference(alias, monk
 
 
 @needs_kernels
-def test_nhwc_walk_split_over_channel_ranges_gives_the_bits_of_one_range(monkeypatch):
+@pytest.mark.parametrize("saved", [True, False], ids=["saved_statistics", "recomputed_statistics"])
+def test_nhwc_walk_split_over_rows_gives_the_bits_of_one_thread(saved, monkeypatch):
+    """The elementwise pass split by rows among the workers, after the sums on one thread: the split changes
+    no bit (25 positions: the last lane block is short, the rows split 12 + 13)."""
     from opemu.core import parallel
     from opemu.ops.mcdnn import bn_channels_last, bn_common
     rng = np.random.default_rng(31)
-    shape = (2, 3, 4, 40)
+    shape = (1, 5, 5, 40)
     x, dy = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
-    scale, _, _ = _params(rng, 40)
-    layout = bn_common.Layout((2, 40, 3, 4), True)
+    scale, mean, inv = _params(rng, 40)
+    layout = bn_common.Layout((1, 40, 5, 5), True)
+    split = parallel.split
     results = []
     for workers, minimum in ((1, bn_common.PARALLEL_MIN), (2, 0)):
+        counts = []
+        monkeypatch.setattr(parallel, "split", lambda n, f, worth=True: (counts.append((n, worth)), split(n, f, worth)))
         monkeypatch.setattr(parallel, "WORKERS", workers)
         monkeypatch.setattr(bn_common, "PARALLEL_MIN", minimum)
-        assert len(bn_channels_last._ranges(layout)) == workers
         dx, y = np.zeros_like(x), np.zeros_like(x)
-        sums = bn_channels_last.backward(layout, _nhwc(x), _nhwc(dy), _nhwc(dx), scale, None, None, 1e-5,
-                                         np.dtype(np.float32), 1.0, 0.0)
+        sums = bn_channels_last.backward(layout, _nhwc(x), _nhwc(dy), _nhwc(dx), scale, mean if saved else None,
+                                         inv if saved else None, 1e-5, np.dtype(np.float32), 1.0, 0.0)
         stats = bn_channels_last.forward(layout, _nhwc(x), _nhwc(y), scale, scale, 1e-5, np.dtype(np.float32), 1.0,
                                          0.0)
+        assert {n for n, worth in counts if worth} == (set() if workers == 1 else {25})
         results.append(_bits(dx, y, *sums, *stats))
     assert results[0] == results[1]
 
