@@ -75,7 +75,9 @@ def float_pointer(array):
     the array alive: the caller holds it for the call."""
     if array is None:
         return device.ffi.NULL
-    return device.ffi.cast("float *", strided_address(array))
+    if array.flags.c_contiguous:  # a float[] passes as float *: half the cost of casting a char[]
+        return device.ffi.from_buffer("float[]", array)
+    return device.ffi.cast("float *", array.ctypes.data)
 
 
 def null():

@@ -65,7 +65,7 @@ ROW_SUMS_MIN = 1 << 14   # elements below which NumPy's call costs less than the
 
 def row_sums(block):
     """np.add.reduce(block, axis=1) of an fp32 block: NumPy's pairwise sums, which the C kernels reproduce
-    (csrc/kernels/pairwise.c, eight rows at a time; norms.c fused with the norms)."""
+    (csrc/kernels/pairwise.c, one stream a row; norms.c fused with the norms)."""
     lib = kernels.lib() if block.size >= ROW_SUMS_MIN else None
     if lib is None or block.strides[1] != block.itemsize or block.strides[0] < 0 or block.strides[0] % block.itemsize:
         return np.add.reduce(block, axis=1, dtype=np.float32)
