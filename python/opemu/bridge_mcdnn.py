@@ -112,7 +112,8 @@ class _Entry:
         """Args by parameter name: raw values as they came, the handle and descriptors validated and converted."""
         lib, ffi = self.lib, self.ffi
         null = ffi.NULL
-        values = dict(zip(self.names, cargs))
+        a = Args(zip(self.names, cargs))
+        values = a.__dict__
         for i, name, code, convert, shared in self.typed:
             value = cargs[i]
             if value == null:
@@ -125,7 +126,7 @@ class _Entry:
                                       % (self.op.name, name, value))
             if convert is not None:  # the handle stays as it came
                 values[name] = _shared_snapshot(ffi, code, convert, name, value) if shared else convert(name, value)
-        return Args(values)
+        return a
 
     def __call__(self, *cargs):
         lib, op = self.lib, self.op

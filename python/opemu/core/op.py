@@ -13,7 +13,8 @@ OPS = {}
 
 
 class Args:
-    """Phase-1 arguments by parameter name; an op may add what it derives in check."""
+    """Phase-1 arguments by parameter name (a mapping or (name, value) pairs); an op may add what it derives
+    in check."""
 
     def __init__(self, values):
         self.__dict__.update(values)
