@@ -111,23 +111,33 @@ __attribute__((target("avx512f"))) static void window_columns(const float *row, 
                                                      _mm512_castps_si512(*first), 1));
 }
 
+__attribute__((target("avx512f"))) static void choose_sixteen(const float *a, const float *b, const float *c,
+                                                               const float *yr, int64_t t, int32_t *choice)
+{
+    const __m512 m = _mm512_loadu_ps(yr + t);
+    __m512 column[9];
+    window_columns(a + 2 * t, &column[0], &column[1], &column[2]);
+    window_columns(b + 2 * t, &column[3], &column[4], &column[5]);
+    window_columns(c + 2 * t, &column[6], &column[7], &column[8]);
+    __m512i k = _mm512_setzero_si512();
+    for (int e = 8; e >= 0; e--) /* the lowest equal element last: it wins */
+        k = _mm512_mask_mov_epi32(k, _mm512_cmp_ps_mask(column[e], m, _CMP_EQ_OQ), _mm512_set1_epi32(1 << e));
+    _mm512_storeu_si512(choice + t, k);
+}
+
+/* A row's last windows (fewer than 16 left) are the last 16 again, the earlier of them chosen twice alike:
+ * on this host's EPYC the scalar walk of the 11 left of a 28-window row was ~10% of the kernel. */
 __attribute__((target("avx512f"))) static int64_t choose_inside_avx512(const float *a, const float *b, const float *c,
                                                                       const float *yr, int64_t lo, int64_t hi,
                                                                       int32_t *choice)
 {
-    int64_t t = lo;
-    for (; t + CHOOSE_VECTOR <= hi; t += CHOOSE_VECTOR) {
-        const __m512 m = _mm512_loadu_ps(yr + t);
-        __m512 column[9];
-        window_columns(a + 2 * t, &column[0], &column[1], &column[2]);
-        window_columns(b + 2 * t, &column[3], &column[4], &column[5]);
-        window_columns(c + 2 * t, &column[6], &column[7], &column[8]);
-        __m512i k = _mm512_setzero_si512();
-        for (int e = 8; e >= 0; e--) /* the lowest equal element last: it wins */
-            k = _mm512_mask_mov_epi32(k, _mm512_cmp_ps_mask(column[e], m, _CMP_EQ_OQ), _mm512_set1_epi32(1 << e));
-        _mm512_storeu_si512(choice + t, k);
-    }
-    return t;
+    if (hi - lo < CHOOSE_VECTOR)
+        return lo;
+    for (int64_t t = lo; t + CHOOSE_VECTOR <= hi; t += CHOOSE_VECTOR)
+        choose_sixteen(a, b, c, yr, t, choice);
+    if ((hi - lo) % CHOOSE_VECTOR)
+        choose_sixteen(a, b, c, yr, hi - CHOOSE_VECTOR, choice);
+    return hi;
 }
 
 static int64_t choose_inside_f32(const float *a, const float *b, const float *c, const float *yr, int64_t lo,
