@@ -54,6 +54,17 @@ def test_max_pool_3x3_stride_2_backward_is_bit_identical(h, w, padding, dtype):
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), padding, out, rng))
 
 
+@pytest.mark.parametrize("w", [34, 35, 56, 66, 67, 98])
+@pytest.mark.parametrize("padding", [(1, 1), (0, 0)])
+def test_max_pool_3x3_stride_2_backward_rows_of_16_windows_and_a_tail(w, padding):
+    """Rows whose inside windows are 16 and more: the vector pass takes 16 at a time, a tail of fewer than 16
+    again as the row's last 16 (exact multiples have no tail)."""
+    rng = np.random.default_rng(w + padding[0])
+    x = tied_input((1, 2, 7, w), np.dtype(np.float32), rng)
+    out = tuple(advised(s, 3, 2, p) for s, p in zip((7, w), padding))
+    assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), padding, out, rng))
+
+
 @pytest.mark.parametrize("h, w", [(1, 1), (1, 6), (2, 2), (5, 2)])
 def test_max_pool_3x3_stride_2_backward_on_inputs_smaller_than_a_window(h, w):
     """Every window overlaps the padding: the scalar walk answers for all of them."""
