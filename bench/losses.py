@@ -5,6 +5,7 @@ around it). Buffers are allocated and touched once before timing, as device memo
 Peers are PyTorch CPU (same thread count); floors are passes over the same memory (a C streaming loop on the same threads, or
 memset for a zero-fill). Figures are medians; ratios are printed, never asserted."""
 import ctypes
+import functools
 import mmap
 import statistics
 import threading
@@ -44,15 +45,11 @@ def device_array(shape, dtype, value=0):
     return array
 
 
-_ACL = []
-
-
+@functools.cache
 def _acl():
-    if not _ACL:
-        lib = ctypes.CDLL(str(opemu.prefix() / "lib64" / "libascendcl.so"), mode=ctypes.RTLD_GLOBAL)
-        assert lib.aclrtSetDevice(0) == 0
-        _ACL.append(lib)
-    return _ACL[0]
+    lib = ctypes.CDLL(str(opemu.prefix() / "lib64" / "libascendcl.so"), mode=ctypes.RTLD_GLOBAL)
+    assert lib.aclrtSetDevice(0) == 0
+    return lib
 
 
 def ms(*fns, repeat=5):

@@ -321,44 +321,39 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
 /* ---- channels innermost (NHWC): `positions` rows of `channels` dense elements, `*_row` elements apart.
  * Position p's terms go to lane p mod 16 of their channel (each lane from +0; the reference's +0 padding
  * of the last block changes nothing then), lanes folded as above; a pass walks the rows in order, every
- * channel of a row at once. The walk is split in phases (enum opemu_bn_nhwc_phase) so that the caller
- * can share the passes among threads without changing a bit: the sums by lanes (a lane's terms stay one
- * chain in row order, whoever adds them), the elementwise pass by rows. */
+ * channel of a row at once. A call is one of two phases (enum opemu_bn_nhwc_phase): the sums, then the
+ * elementwise pass, which the caller may share among threads by rows without changing a bit. */
 #define DEFINE_NHWC(T, VT, SUFFIX)                                                                            \
-    /* Lanes [lo, hi) of the sums over the rows in order: each lane from +0. */                           \
     static void position_moments_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
-                                          double *restrict la, double *restrict lb, const double *shift,  \
-                                          int lo, int hi)                                                 \
+                                          double *restrict la, double *restrict lb, const double *shift)  \
     {                                                                                                     \
-        for (int64_t i = lo * channels; i < hi * channels; i++)                                           \
+        for (int64_t i = 0; i < LANES * channels; i++)                                                    \
             la[i] = lb[i] = 0.0;                                                                          \
-        for (int64_t base = 0; base < positions; base += LANES)                                           \
-            for (int l = lo; l < hi && base + l < positions; l++) {                                       \
-                const T *restrict xr = x + (base + l) * x_row;                                            \
-                double *restrict a = la + l * channels, *restrict b = lb + l * channels;                  \
-                for (int64_t c = 0; c < channels; c++) {                                                  \
-                    double d = (double)xr[c] - shift[c];                                                  \
-                    a[c] = a[c] + d;                                                                      \
-                    b[c] = b[c] + d * d;                                                                  \
-                }                                                                                         \
+        for (int64_t p = 0; p < positions; p++) {                                                         \
+            const T *restrict xr = x + p * x_row;                                                         \
+            double *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;  \
+            for (int64_t c = 0; c < channels; c++) {                                                      \
+                double d = (double)xr[c] - shift[c];                                                      \
+                a[c] = a[c] + d;                                                                          \
+                b[c] = b[c] + d * d;                                                                      \
             }                                                                                             \
+        }                                                                                                 \
     }                                                                                                     \
     static void position_gradient_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row, \
                                            const T *dy, int64_t dy_row, const T *centre, T *restrict la,  \
-                                           T *restrict lb, int lo, int hi)                                \
+                                           T *restrict lb)                                                \
     {                                                                                                     \
-        for (int64_t i = lo * channels; i < hi * channels; i++)                                           \
+        for (int64_t i = 0; i < LANES * channels; i++)                                                    \
             la[i] = lb[i] = (T)0;                                                                         \
-        for (int64_t base = 0; base < positions; base += LANES)                                           \
-            for (int l = lo; l < hi && base + l < positions; l++) {                                       \
-                const T *restrict xr = x + (base + l) * x_row, *restrict gr = dy + (base + l) * dy_row;   \
-                T *restrict a = la + l * channels, *restrict b = lb + l * channels;                       \
-                for (int64_t c = 0; c < channels; c++) {                                                  \
-                    T t = xr[c] - centre[c];                                                              \
-                    a[c] = a[c] + gr[c];                                                                  \
-                    b[c] = b[c] + gr[c] * t;                                                              \
-                }                                                                                         \
+        for (int64_t p = 0; p < positions; p++) {                                                         \
+            const T *restrict xr = x + p * x_row, *restrict gr = dy + p * dy_row;                         \
+            T *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;       \
+            for (int64_t c = 0; c < channels; c++) {                                                      \
+                T t = xr[c] - centre[c];                                                                  \
+                a[c] = a[c] + gr[c];                                                                      \
+                b[c] = b[c] + gr[c] * t;                                                                  \
             }                                                                                             \
+        }                                                                                                 \
     }                                                                                                     \
     /* out = (dy·k0 +) ((x - centre)·k1 + k2) with per-channel coefficients; dy NULL: no dy term. */  \
     static void position_apply_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,\
@@ -375,6 +370,8 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
                 POSITION_ROW(T, VT, SUFFIX, k1, ((xv - ce) * a1) + a2)                                \
         }                                                                                             \
     }                                                                                                 \
+    /* phase SUMS: the statistics (unless saved), the gradient sums, dScale, dBias and dx's coefficients into \
+     * scratch; phase APPLY: dx of rows [lo, hi) from them. */                                            \
     static void backward_nhwc_##SUFFIX(int phase, int64_t lo, int64_t hi, int64_t positions,             \
                                        int64_t channels, const T *x, int64_t x_row, const T *dy,         \
                                        int64_t dy_row, T *dx, int64_t dx_row, const double *scale,       \
@@ -387,52 +384,41 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
         double *m = wide + 2 * LANES * k, *i = m + k, *shift = i + k;                                     \
         T *centre = narrow + 2 * LANES * k, *k0 = centre + k, *k1 = k0 + k, *k2 = k1 + k;                 \
         const double count = (double)positions;                                                           \
-        switch (phase) {                                                                                  \
-        case OPEMU_BN_NHWC_PREPARE:                                                                       \
+        if (phase == OPEMU_BN_NHWC_APPLY) {                                                               \
+            position_apply_##SUFFIX(hi - lo, k, x + lo * x_row, x_row, dy + lo * dy_row, dy_row,          \
+                                    dx + lo * dx_row, dx_row, centre, k0, k1, k2, stream);                \
+            return;                                                                                       \
+        }                                                                                                 \
+        if (mean)                                                                                         \
             for (int64_t c = 0; c < k; c++) {                                                             \
-                if (mean) {                                                                               \
-                    m[c] = mean[c];                                                                       \
-                    i[c] = inv[c];                                                                        \
-                    centre[c] = (T)m[c];                                                                  \
-                } else {                                                                                  \
-                    shift[c] = SHIFT_OF(x[c]);                                                            \
-                }                                                                                         \
+                m[c] = mean[c];                                                                           \
+                i[c] = inv[c];                                                                            \
             }                                                                                             \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_MOMENTS:                                                                       \
-            position_moments_##SUFFIX(positions, k, x, x_row, wide, wide + LANES * k, shift, (int)lo, (int)hi); \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_STATISTICS:                                                                    \
+        else {                                                                                            \
+            for (int64_t c = 0; c < k; c++)                                                               \
+                shift[c] = SHIFT_OF(x[c]);                                                                \
+            position_moments_##SUFFIX(positions, k, x, x_row, wide, wide + LANES * k, shift);             \
             fold_lanes_f64(wide, wide + LANES * k, k);                                                    \
             for (int64_t c = 0; c < k; c++) {                                                             \
                 double var;                                                                               \
                 finish_statistics(count, shift[c], wide[c], wide[LANES * k + c], &m[c], &var);            \
                 i[c] = 1 / sqrt(var + eps);                                                               \
-                centre[c] = (T)m[c];                                                                      \
             }                                                                                             \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_GRADIENT:                                                                      \
-            position_gradient_##SUFFIX(positions, k, x, x_row, dy, dy_row, centre, narrow, narrow + LANES * k, \
-                                       (int)lo, (int)hi);                                                 \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_COEFFICIENTS:                                                                  \
-            fold_lanes_##SUFFIX(narrow, narrow + LANES * k, k);                                           \
-            for (int64_t c = 0; c < k; c++) {                                                             \
-                double coef[3];                                                                           \
-                gradient_coefficients(scale[c], m[c], i[c], (double)centre[c], (double)narrow[c],         \
-                                      (double)narrow[LANES * k + c], count, alpha, &d_scale[c], &d_bias[c], \
-                                      coef);                                                              \
-                k0[c] = (T)coef[0];                                                                       \
-                k1[c] = (T)coef[1];                                                                       \
-                k2[c] = (T)coef[2];                                                                       \
-            }                                                                                             \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_APPLY:                                                                         \
-            position_apply_##SUFFIX(hi - lo, k, x + lo * x_row, x_row, dy + lo * dy_row, dy_row,          \
-                                    dx + lo * dx_row, dx_row, centre, k0, k1, k2, stream);                \
-            break;                                                                                        \
+        }                                                                                                 \
+        for (int64_t c = 0; c < k; c++)                                                                   \
+            centre[c] = (T)m[c];                                                                          \
+        position_gradient_##SUFFIX(positions, k, x, x_row, dy, dy_row, centre, narrow, narrow + LANES * k); \
+        fold_lanes_##SUFFIX(narrow, narrow + LANES * k, k);                                               \
+        for (int64_t c = 0; c < k; c++) {                                                                 \
+            double coef[3];                                                                               \
+            gradient_coefficients(scale[c], m[c], i[c], (double)centre[c], (double)narrow[c],             \
+                                  (double)narrow[LANES * k + c], count, alpha, &d_scale[c], &d_bias[c], coef); \
+            k0[c] = (T)coef[0];                                                                           \
+            k1[c] = (T)coef[1];                                                                           \
+            k2[c] = (T)coef[2];                                                                           \
         }                                                                                                 \
     }                                                                                                     \
+    /* phase SUMS: mean, var and y's coefficients into scratch; phase APPLY: y of rows [lo, hi). */        \
     static void forward_nhwc_##SUFFIX(int phase, int64_t lo, int64_t hi, int64_t positions,              \
                                       int64_t channels, const T *x, int64_t x_row, T *y, int64_t y_row,  \
                                       const double *scale, const double *bias, double eps, double alpha, \
@@ -443,31 +429,23 @@ int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t 
         T *narrow = (T *)(wide + k * (2 * LANES + 3));                                                \
         double *shift = wide + 2 * LANES * k;                                                             \
         T *centre = narrow, *k1 = centre + k, *k2 = k1 + k;                                               \
-        switch (phase) {                                                                                  \
-        case OPEMU_BN_NHWC_PREPARE:                                                                       \
-            for (int64_t c = 0; c < k; c++)                                                               \
-                shift[c] = SHIFT_OF(x[c]);                                                                \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_MOMENTS:                                                                       \
-            position_moments_##SUFFIX(positions, k, x, x_row, wide, wide + LANES * k, shift, (int)lo, (int)hi); \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_COEFFICIENTS:                                                                  \
-            fold_lanes_f64(wide, wide + LANES * k, k);                                                    \
-            for (int64_t c = 0; c < k; c++) {                                                             \
-                double coef[2];                                                                           \
-                finish_statistics((double)positions, shift[c], wide[c], wide[LANES * k + c], &mean[c],    \
-                                  &var[c]);                                                               \
-                centre[c] = (T)mean[c];                                                                   \
-                forward_coefficients(scale[c], bias[c], mean[c], 1 / sqrt(var[c] + eps), (double)centre[c], \
-                                     alpha, coef);                                                        \
-                k1[c] = (T)coef[0];                                                                       \
-                k2[c] = (T)coef[1];                                                                       \
-            }                                                                                             \
-            break;                                                                                        \
-        case OPEMU_BN_NHWC_APPLY:                                                                         \
+        if (phase == OPEMU_BN_NHWC_APPLY) {                                                               \
             position_apply_##SUFFIX(hi - lo, k, x + lo * x_row, x_row, 0, 0, y + lo * y_row, y_row, centre, 0, \
                                     k1, k2, stream);                                                      \
-            break;                                                                                        \
+            return;                                                                                       \
+        }                                                                                                 \
+        for (int64_t c = 0; c < k; c++)                                                                   \
+            shift[c] = SHIFT_OF(x[c]);                                                                    \
+        position_moments_##SUFFIX(positions, k, x, x_row, wide, wide + LANES * k, shift);                 \
+        fold_lanes_f64(wide, wide + LANES * k, k);                                                        \
+        for (int64_t c = 0; c < k; c++) {                                                                 \
+            double coef[2];                                                                               \
+            finish_statistics((double)positions, shift[c], wide[c], wide[LANES * k + c], &mean[c], &var[c]); \
+            centre[c] = (T)mean[c];                                                                       \
+            forward_coefficients(scale[c], bias[c], mean[c], 1 / sqrt(var[c] + eps), (double)centre[c],   \
+                                 alpha, coef);                                                            \
+            k1[c] = (T)coef[0];                                                                           \
+            k2[c] = (T)coef[1];                                                                           \
         }                                                                                                 \
     }
 

@@ -116,16 +116,11 @@ int opemu_kernel_bn_forward(int size, const struct opemu_bn_geometry *g, int64_t
 int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
                            const double *a, const double *b);
 /* The same for channels innermost (NHWC): `positions` rows (N·H·W) of `channels` dense elements, *_row
- * elements apart, walked in phases, each a call: the caller runs them in order, the lanes phases
- * (MOMENTS, GRADIENT) over lanes [lo, hi) of 0..16 and APPLY over rows [lo, hi), possibly split among
- * threads; the others once. Backward: PREPARE, (MOMENTS, STATISTICS when mean is NULL), GRADIENT,
- * COEFFICIENTS, APPLY. Forward: PREPARE, MOMENTS, COEFFICIENTS, APPLY. dx may be x or dy exactly (the
- * same rows). `scratch`: the same block at every phase of a call, 8-byte aligned, at least
- * channels·(35·8 + 36·size) bytes (per-lane sums and per-channel coefficients); `stream` as above. */
-enum opemu_bn_nhwc_phase {
-    OPEMU_BN_NHWC_PREPARE, OPEMU_BN_NHWC_MOMENTS, OPEMU_BN_NHWC_STATISTICS, OPEMU_BN_NHWC_GRADIENT,
-    OPEMU_BN_NHWC_COEFFICIENTS, OPEMU_BN_NHWC_APPLY
-};
+ * elements apart, in two calls on the same `scratch`: phase SUMS over every row (lo, hi unused), then
+ * phase APPLY over rows [lo, hi) (the caller may split them among threads). dx may be x or dy exactly
+ * (the same rows). `scratch`: 8-byte aligned, at least channels·(35·8 + 36·size) bytes (per-lane sums and
+ * per-channel coefficients); `stream` as above. */
+enum opemu_bn_nhwc_phase { OPEMU_BN_NHWC_SUMS, OPEMU_BN_NHWC_APPLY };
 int opemu_kernel_bn_backward_nhwc(int size, int phase, int64_t lo, int64_t hi, int64_t positions, int64_t channels,
                                   const void *x, int64_t x_row, const void *dy, int64_t dy_row, void *dx,
                                   int64_t dx_row, const double *scale, const double *mean, const double *inv,

@@ -11,9 +11,6 @@ from opemu.ops.mcdnn import bn_common
 from opemu.ops.mcdnn.bn_common import accumulators, reshaped
 from opemu.ops.mcdnn.bn_reference import backward_reference, forward_reference
 
-LANES = 16  # the kernels' lanes: position p's terms go to lane p mod LANES
-
-
 def channel_rows(t):
     """A (N, C, spatial...) tensor as (N·spatial, C) rows without a copy, or None."""
     return reshaped(np.moveaxis(t, 1, -1), (t.size // t.shape[1], t.shape[1]))
@@ -32,22 +29,16 @@ def _rows_of(layout, ct, beta, *tensors):
     return rows
 
 
-def _walk(layout, phases, call):
-    """call(phase, lo, hi) for the kernel's phases in order: the elementwise pass split among the workers by
-    rows, the sums over all lanes and every other phase once on the calling thread. Measured on this host's
-    EPYC (32x64x56x56 backward): with the sums too split among two cores, by channels (each core reading
-    its part of every row) 13.7 ms, by lanes (each core reading every other 8 rows) 6.3 ms, against 4.1 ms
-    on one core for the whole call and 3.6 ms like this: two cores reading interleaved parts of the same
-    rows run slower than one."""
+def _walk(layout, call):
+    """call(phase, lo, hi) for the kernel's two phases: the sums on the calling thread, then the elementwise
+    pass split among the workers by rows. Measured on this host's EPYC (32x64x56x56 backward): with the
+    sums too split among two cores, by channels (each core reading its part of every row) 13.7 ms, by
+    lanes (each core reading every other 8 rows) 6.3 ms, against 4.1 ms on one core for the whole call and
+    3.6 ms like this: two cores reading interleaved parts of the same rows run slower than one."""
     lib = kernels.lib()
-    for phase in phases:
-        if phase == lib.OPEMU_BN_NHWC_APPLY:
-            parallel.split(layout.N * layout.spatial, lambda lo, hi: call(phase, lo, hi),
-                           worth=layout.N * layout.elements >= bn_common.PARALLEL_MIN)
-        elif phase in (lib.OPEMU_BN_NHWC_MOMENTS, lib.OPEMU_BN_NHWC_GRADIENT):
-            call(phase, 0, LANES)
-        else:
-            call(phase, 0, 0)
+    call(lib.OPEMU_BN_NHWC_SUMS, 0, 0)
+    parallel.split(layout.N * layout.spatial, lambda lo, hi: call(lib.OPEMU_BN_NHWC_APPLY, lo, hi),
+                   worth=layout.N * layout.elements >= bn_common.PARALLEL_MIN)
 
 
 def _doubles(array):
@@ -88,9 +79,7 @@ def backward(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspac
             item, phase, lo, hi, xr.shape[0], layout.C, pointers[0], xr.strides[0] // item, pointers[1],
             gr.strides[0] // item, pointers[2], dr.strides[0] // item, *doubles[:3], eps, alpha, *doubles[3:],
             scratch, stream)
-    statistics = () if mean is not None else (lib.OPEMU_BN_NHWC_MOMENTS, lib.OPEMU_BN_NHWC_STATISTICS)
-    _walk(layout, (lib.OPEMU_BN_NHWC_PREPARE, *statistics, lib.OPEMU_BN_NHWC_GRADIENT,
-                   lib.OPEMU_BN_NHWC_COEFFICIENTS, lib.OPEMU_BN_NHWC_APPLY), call)
+    _walk(layout, call)
     return sums[0], sums[1]
 
 
@@ -115,8 +104,7 @@ def forward(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
             lib.opemu_kernel_bn_forward_nhwc(
                 item, phase, lo, hi, xr.shape[0], layout.C, pointers[0], xr.strides[0] // item, pointers[1],
                 yr.strides[0] // item, *doubles[:2], eps, alpha, *doubles[2:], scratch, stream)
-        _walk(layout, (lib.OPEMU_BN_NHWC_PREPARE, lib.OPEMU_BN_NHWC_MOMENTS, lib.OPEMU_BN_NHWC_COEFFICIENTS,
-                       lib.OPEMU_BN_NHWC_APPLY), call)
+        _walk(layout, call)
     mean, var = stats
     with np.errstate(divide="ignore"):
         return mean, var, 1 / np.sqrt(var + eps)
