@@ -57,7 +57,7 @@ def test_norm_rows_of_strided_blocks_into_half_outputs(monkeypatch):
 
 
 @pytest.mark.parametrize("specials", [False, True], ids=["random", "special values"])
-@pytest.mark.parametrize("rows", [1, 3, 8, 9, 19])   # the kernel walks eight rows at a time, then one
+@pytest.mark.parametrize("rows", [1, 3, 8, 9, 19])
 @pytest.mark.parametrize("cols", [0, 1, 7, 8, 9, 127, 128, 129, 256, 1000, 4096, 4099])
 def test_row_sums_are_numpys(rows, cols, specials, monkeypatch):
     monkeypatch.setattr(_rowwise, "ROW_SUMS_MIN", 0)   # the kernel for every size
