@@ -14,7 +14,9 @@ Python-implemented entry points (python/opemu/implemented.py), and writes:
                     calls the C implementation, the generic aclnn launcher (phase 2 of an op
                     Python implements), or Python (after checking that the interpreter started:
                     cffi alone would return 0); every other function answers its family's
-                    not-supported status from C, without starting Python
+                    not-supported status from C, without starting Python. An aclnn phase 1
+                    first writes its arguments' plan key and reuses the plan C remembers for
+                    it (csrc/plan_cache.c): Python sees only signatures not seen before
   exports/<lib>.c   one dummy definition per symbol a vendor library exports (libraries.tsv): the
                     symbol table of the vendor-named filter libraries, whose calls the loader
                     sends to libopemu.so
@@ -292,6 +294,49 @@ def not_supported_shim(fn):
     return "\n".join(lines + ["}", ""])
 
 
+# How the phase-1 plan key (csrc/plan_cache.c) takes each kind of argument, by the type it is declared with.
+PLAN_KEY_PARTS = (("aclTensorList *", "opemu_key_tensor_list(&opemu_key, %s);"),
+                  ("aclScalarList *", "opemu_key_scalar_list(&opemu_key, %s);"),
+                  ("aclTensor *", "opemu_key_tensor(&opemu_key, %s);"), ("aclScalar *", "opemu_key_scalar(&opemu_key, %s);"),
+                  ("aclIntArray *", "opemu_key_array(&opemu_key, %s, OPEMU_KIND_INT_ARRAY);"),
+                  ("aclFloatArray *", "opemu_key_array(&opemu_key, %s, OPEMU_KIND_FLOAT_ARRAY);"),
+                  ("aclBoolArray *", "opemu_key_array(&opemu_key, %s, OPEMU_KIND_BOOL_ARRAY);"))
+
+
+def plan_key_part(name, ctype):
+    """The statement adding argument `name` to the plan key, or None for a type the key cannot hold."""
+    for kind, statement in PLAN_KEY_PARTS:
+        if kind in ctype:
+            return statement % name
+    if "*" in ctype or "[" in ctype:
+        return None
+    return "opemu_key_value(&opemu_key, &%s, sizeof %s);" % (name, name)
+
+
+def plan_probe(fn):
+    """For an aclnn phase 1 Python implements: a function that reuses the plan of a signature seen before
+    without entering Python, else calls Python with the key in place for opemu_plan_remember; None when an
+    argument's type cannot be part of the key."""
+    if fn.returns != "aclnnStatus" or len(fn.params) < 2 or "aclOpExecutor **" not in fn.params[-1][1]:
+        return None
+    described = fn.params[:-2]
+    parts = [plan_key_part(name, ctype) for name, ctype in described]
+    if None in parts:
+        return None
+    args = ", ".join(name for name, _ in fn.params)
+    workspace, executor = (name for name, _ in fn.params[-2:])
+    handles = ", ".join("(const void *)%s" % name if "*" in ctype else "NULL" for name, ctype in described)
+    return "\n".join(
+        ["static opemu_plan_cache *opemu_plans_%s;" % fn.name, "static " + fn.prototype("opemu_phase1_" + fn.name),
+         "{", "    opemu_plan_key opemu_key;", '    opemu_key_begin(&opemu_key, &opemu_plans_%s, "%s");' % (fn.name, fn.name)]
+        + ["    " + part for part in parts]
+        + ["    const void *const opemu_arguments[] = {%s};" % (handles or "NULL"),
+           "    if (opemu_plan_reuse(&opemu_key, opemu_arguments, %s, %s) == 0)" % (workspace, executor),
+           "        return ACLNN_SUCCESS;", "    opemu_key_enter(&opemu_key);",
+           "    %s opemu_status = opemu_py_%s(%s);" % (fn.returns, fn.name, args), "    opemu_key_leave(&opemu_key);",
+           "    return opemu_status;", "}", ""])
+
+
 def shim(fn, route):
     """The exported entry point: trace if asked, then the implementation `route` names."""
     if route == "none":
@@ -306,6 +351,10 @@ def shim(fn, route):
     else:
         call = "opemu_py_%s(%s)" % (fn.name, args)
         lines.append(fn.prototype("opemu_py_" + fn.name) + ";")
+        probe = plan_probe(fn)
+        if probe is not None:
+            lines.append(probe)
+            call = "opemu_phase1_%s(%s)" % (fn.name, args)
     fail = fn.failure_value()
     lines += ["OPEMU_ENTRY " + fn.prototype(fn.name), "{"]
     if route == "python":

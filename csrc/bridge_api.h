@@ -131,6 +131,13 @@ void opemu_executor_fill(aclOpExecutor *executor, int64_t n, const int64_t *sour
 void opemu_executor_set_list_item(aclOpExecutor *executor, int is_output, uint64_t slot, uint64_t ir_index,
                                   uint64_t item, uint64_t ir_inputs);
 void opemu_executor_discard(aclOpExecutor *executor);
+/* After a successful phase 1 in Python: the executor layout of its plan (`plan_id`, pinned by the bridge),
+ * for the generated shim to reuse without Python when the same signature comes again (plan_cache.c).
+ * sources: per slot, is_output, slot, argument position, list item or -1, IR index; twins: a Ref's input
+ * and output slots. Returns 0 when remembered, 1 when the signature already was, -1 when it is not kept. */
+int opemu_plan_remember(uint64_t plan_id, const char *op, uint64_t workspace, uint64_t n_inputs, uint64_t n_outputs,
+                        uint64_t ir_inputs, int64_t n_sources, const int64_t *sources, int64_t n_twins,
+                        const int64_t *twins);
 
 /* Device memory: the bytes [address, address+nbytes) inside one live device allocation's mapped
  * range (where hardware would fault otherwise). Returns 0 when they are, else an aclError. */

@@ -36,6 +36,30 @@ size_t opemu_handle_count(int kind);
 /* A line flagged "not_supported" for a function with no emulation (its shim records no arguments). */
 void opemu_trace_unsupported(const char *function, int status, const char *status_name);
 
+/* ---- phase 1 without Python for a signature seen before (plan_cache.c), from the generated shims ---- */
+enum { OPEMU_PLAN_KEY_WORDS = 512 };
+typedef struct opemu_plan_cache opemu_plan_cache;
+typedef struct opemu_plan_key {
+    int64_t words[OPEMU_PLAN_KEY_WORDS];
+    int64_t n_words;
+    int valid; /* 0: a dead handle, an injected fault or too long a key; Python decides */
+    opemu_plan_cache **cache;
+    struct opemu_plan_key *outer;
+} opemu_plan_key;
+void opemu_key_begin(opemu_plan_key *k, opemu_plan_cache **cache, const char *entry);
+void opemu_key_tensor(opemu_plan_key *k, const aclTensor *tensor);
+void opemu_key_tensor_list(opemu_plan_key *k, const aclTensorList *list);
+void opemu_key_scalar(opemu_plan_key *k, const aclScalar *scalar);
+void opemu_key_scalar_list(opemu_plan_key *k, const aclScalarList *list);
+void opemu_key_array(opemu_plan_key *k, const void *array, int kind);
+void opemu_key_value(opemu_plan_key *k, const void *value, size_t n);
+/* 0 with the executor made and the workspace size written when the key's plan is remembered, else -1. */
+int opemu_plan_reuse(opemu_plan_key *k, const void *const *arguments, uint64_t *workspace_size,
+                     aclOpExecutor **executor);
+/* Around the call into Python: the key opemu_plan_remember files the plan under. */
+void opemu_key_enter(opemu_plan_key *k);
+void opemu_key_leave(opemu_plan_key *k);
+
 /* ---- functions opemu exports but does not emulate (unsupported.c) ---- */
 /* Records the not-supported message for `function` (declared in `header`, "" when no public header
  * does) the family's way, flags the trace, warns once per process; returns `status`. */

@@ -22,6 +22,15 @@ from opemu.core.tensor import TensorDesc
 
 PLANS = {}
 _plan_ids = itertools.count(1)
+# Plans the generated phase-1 shims reuse without Python (csrc/plan_cache.c): kept for the process, since
+# any number of executors, repeatable ones included, may be made from them.
+PINNED = 1 << 62
+_pinned_ids = itertools.count(PINNED)
+
+
+def _release(plan_id):
+    if plan_id < PINNED:
+        PLANS.pop(plan_id, None)
 _PHASE1_SUFFIX = "GetWorkspaceSize"
 
 
@@ -197,6 +206,7 @@ class _Phase1:
         self.others = [(i, self.names[i], kind) for i, kind in enumerate(self.kinds) if kind != "aclTensor"]
         self.op_name = op.name.encode()
         self.cache = {}
+        self.pinned = {}  # signature: the pinned plan id the C shim reuses, or 0 when it keeps no more
 
     def _signature(self, cargs, scratch):
         ffi, lib = self.ffi, self.lib
@@ -289,6 +299,7 @@ class _Phase1:
             if plan is None:
                 if len(self.cache) >= self.CACHE_SIZE:
                     self.cache.clear()
+                    self.pinned.clear()
                 plan = self.cache[signature] = self._plan(signature)
                 self._point(cargs, scratch)  # the checks may have run other calls on this thread
             if isinstance(plan, status.VendorError):
@@ -322,7 +333,28 @@ class _Phase1:
         executor.plan_id = plan_id
         executor.workspace_size = workspace_out[0] = plan[2]
         executor_out[0] = executor
+        if self.pinned.get(signature) != 0:
+            self._pin(signature, plan)
         return 0
+
+    def _pin(self, signature, plan):
+        """Hands the plan's executor layout to the C shim, which makes this signature's next executors without
+        Python. Reached only when the shim did not know the key, so a signature pinned already (a key Python
+        calls equal and C does not, as -0.0 and 0.0) files the same plan under the new key."""
+        ffi, op = self.ffi, self.op
+        pinned = self.pinned.get(signature)
+        plan_id = pinned or next(_pinned_ids)
+        if not pinned:
+            PLANS[plan_id] = (op,) + plan  # before the shim can hand it out
+        n_inputs, n_outputs, sources, twins = plan[3]
+        flat = [v for is_output, slot, position, k, ir_index in sources
+                for v in (int(is_output), slot, position, -1 if k is None else k, ir_index)]
+        kept = self.lib.opemu_plan_remember(plan_id, self.op_name, plan[2], n_inputs, n_outputs, len(op.inputs),
+                                            len(sources), ffi.new("int64_t[]", flat or [0]), len(twins),
+                                            ffi.new("int64_t[]", [v for pair in twins for v in pair] or [0]))
+        if kept != 0 and not pinned:
+            PLANS.pop(plan_id)
+        self.pinned[signature] = plan_id if kept == 0 else 0
 
 
 def _not_supported(lib, name, meta):
@@ -361,7 +393,7 @@ def _execute_entry(ffi, lib):
             return error.code
         finally:
             if not executor.repeatable:
-                PLANS.pop(plan_id, None)
+                _release(plan_id)
                 executor.plan_id = 0
     return execute
 
@@ -386,4 +418,4 @@ def attach(ffi, lib):
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
-        lambda plan_id: PLANS.pop(plan_id, None) and None)
+        _release)
