@@ -118,6 +118,9 @@ void opemu_error_message(int code, const char *message);
 enum { OPEMU_SUMMARY_MAX = 5 + 3 * OPEMU_MAX_DIMS };
 int opemu_tensor_summary(const void *handle, int64_t *out);
 int64_t opemu_tensor_summaries(const void *const *tensors, int64_t n, int64_t *out);
+/* The data addresses of a launch's tensors, inputs then outputs, into `out`: what phase 2 keys its views on. */
+void opemu_tensor_addresses(const aclTensor *inputs, uint64_t n_inputs, const aclTensor *outputs, uint64_t n_outputs,
+                            uint64_t *out);
 
 /* Executors, driven by the Python side of phase 1. */
 aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs);

@@ -327,6 +327,15 @@ int64_t opemu_tensor_summaries(const void *const *tensors, int64_t n, int64_t *o
     return p - out;
 }
 
+void opemu_tensor_addresses(const aclTensor *inputs, uint64_t n_inputs, const aclTensor *outputs, uint64_t n_outputs,
+                            uint64_t *out)
+{
+    for (uint64_t i = 0; i < n_inputs; i++)
+        *out++ = (uint64_t)(uintptr_t)inputs[i].data;
+    for (uint64_t i = 0; i < n_outputs; i++)
+        *out++ = (uint64_t)(uintptr_t)outputs[i].data;
+}
+
 OPEMU_EXPORT aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
 {
     int rc = check_handle(tensor, OPEMU_KIND_TENSOR, "aclSetRawTensorAddr", "tensor");

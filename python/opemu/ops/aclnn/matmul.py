@@ -223,5 +223,4 @@ class InplaceAddmm(Addmm):
         super().check(a)
 
     def compute(self, a, v, workspace):
-        v["self"] = v["selfRef"].copy()
-        super().compute(a, v, workspace)
+        super().compute(a, dict(v, self=v["selfRef"].copy()), workspace)
