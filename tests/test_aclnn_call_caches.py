@@ -3,14 +3,15 @@ C call (opemu_tensor_summaries): a destroyed argument is still ACLNN_ERR_PARAM_I
 argument order, a tensor or not. A signature seen before is answered by the generated shim from the plan C
 remembers (csrc/plan_cache.c), without Python: its executor holds this call's tensors, and every argument, the
 product, an injected fault and a NULL output pointer are judged again. Phase 2 keeps its views between calls:
-memory freed in between still faults."""
+memory freed in between still faults; the call an op prepared for them (op.prepare) reads the buffers' contents
+at every call."""
 import ctypes
 
 import numpy as np
 import pytest
 
 from acl import DeviceTensor, lib, recent_error, run_two_phase
-from acl_args import call, tensor_list
+from acl_args import call, int_array, tensor_list
 from opemu import bridge
 
 NULLPTR, INVALID, INNER, AICORE = 161001, 161002, 561000, 507015
@@ -190,3 +191,68 @@ def test_a_tensor_list_of_a_remembered_plan_is_this_calls_list(python_phase_1_re
     np.testing.assert_array_equal(out.storage().reshape(2, 3), [[7, 7, 7], [8, 8, 8]])
     for t in first + second + [out]:
         t.free()
+
+
+def _refill(tensor, values):
+    values = np.ascontiguousarray(values, tensor.storage_dtype)
+    assert lib().aclrtMemcpy(tensor.address, tensor.nbytes, values.ctypes.data, tensor.nbytes, 1) == 0
+
+
+def _rows(seed, shape=(3, 8)):
+    return np.random.default_rng(seed).uniform(-2, 2, shape).astype(np.float32)
+
+
+def _twice_on_the_same_buffers(op, arguments, refills):
+    """`op` on `arguments`, then again after `refills` ({tensor: values}) rewrote their device memory: the
+    second call is the one a prepared call (op.prepare, kept with the views) answers."""
+    assert call(op, *arguments) == (0, 0, 0), recent_error()
+    for tensor, values in refills.items():
+        _refill(tensor, values)
+    assert call(op, *arguments) == (0, 0, 0), recent_error()
+
+
+def test_rms_norm_called_again_on_the_same_buffers_reads_their_new_contents():
+    x, gamma = DeviceTensor(_rows(1)), DeviceTensor(_rows(2, (8,)))
+    y, rstd = DeviceTensor(np.zeros((3, 8), np.float32)), DeviceTensor(np.zeros((3, 1), np.float32))
+    new_x, new_gamma = _rows(3), _rows(4, (8,))
+    _twice_on_the_same_buffers("aclnnRmsNorm", (x, gamma, ctypes.c_double(1e-6), y, rstd), {x: new_x, gamma: new_gamma})
+    wide = new_x.astype(np.float64)
+    expected_rstd = 1 / np.sqrt((wide * wide).mean(axis=1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(rstd.storage().reshape(3, 1), expected_rstd, rtol=2e-6)
+    np.testing.assert_allclose(y.storage().reshape(3, 8), wide * expected_rstd * new_gamma, rtol=2e-6, atol=1e-6)
+
+
+def test_layer_norm_called_again_on_the_same_buffers_reads_their_new_contents():
+    x, weight, bias = DeviceTensor(_rows(5)), DeviceTensor(_rows(6, (8,))), DeviceTensor(_rows(7, (8,)))
+    out, mean, rstd = (DeviceTensor(np.zeros(shape, np.float32)) for shape in ((3, 8), (3, 1), (3, 1)))
+    new = {x: _rows(8), weight: _rows(9, (8,)), bias: _rows(10, (8,))}
+    _twice_on_the_same_buffers("aclnnLayerNorm", (x, int_array([8]), weight, bias, ctypes.c_double(1e-5), out,
+                                                      mean, rstd), new)
+    wide = new[x].astype(np.float64)
+    expected_mean = wide.mean(axis=1, keepdims=True)
+    expected_rstd = 1 / np.sqrt(((wide - expected_mean) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(mean.storage().reshape(3, 1), expected_mean, rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(rstd.storage().reshape(3, 1), expected_rstd, rtol=2e-6)
+    np.testing.assert_allclose(out.storage().reshape(3, 8),
+                               (wide - expected_mean) * expected_rstd * new[weight] + new[bias], rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("op", ["aclnnSoftmax", "aclnnLogSoftmax"])
+def test_softmax_called_again_on_the_same_buffers_reads_their_new_contents(op):
+    x, out = DeviceTensor(_rows(11)), DeviceTensor(np.zeros((3, 8), np.float32))
+    new_x = _rows(12)
+    _twice_on_the_same_buffers(op, (x, ctypes.c_int64(-1), out), {x: new_x})
+    wide = new_x.astype(np.float64)
+    log_softmax = wide - wide.max(axis=1, keepdims=True)
+    log_softmax -= np.log(np.exp(log_softmax).sum(axis=1, keepdims=True))
+    expected = log_softmax if op == "aclnnLogSoftmax" else np.exp(log_softmax)
+    np.testing.assert_allclose(out.storage().reshape(3, 8), expected, rtol=2e-6, atol=1e-6)
+
+
+def test_reduce_sum_called_again_on_the_same_buffers_reads_their_new_contents():
+    x, out = DeviceTensor(_rows(13)), DeviceTensor(np.zeros((3, 1), np.float32))
+    new_x = _rows(14)
+    _twice_on_the_same_buffers("aclnnReduceSum", (x, int_array([1]), ctypes.c_bool(True), ctypes.c_int(0), out),
+                               {x: new_x})
+    np.testing.assert_allclose(out.storage().reshape(3, 1), new_x.astype(np.float64).sum(axis=1, keepdims=True),
+                               rtol=2e-6, atol=1e-6)

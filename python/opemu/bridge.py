@@ -368,6 +368,7 @@ def _not_supported(lib, name, meta):
 
 
 _NO_WORKSPACE = np.empty(0, np.uint8)  # what a kernel without workspace gets: empty, so shared by every call
+_UNPREPARED = object()  # a kept views entry whose op.prepare this thread has not asked yet
 
 
 def _execute_entry(ffi, lib):
@@ -384,8 +385,10 @@ def _execute_entry(ffi, lib):
         return views
 
     def kept_views(plan, inputs, outputs, kept):
-        """The views of a launch whose tensors have the addresses of an earlier one of the same plan: that
-        launch's views dict again (compute reads it, never changes it), while no device memory went away."""
+        """[layout, views, {thread: prepared}] of a launch whose tensors have the addresses of an earlier one of
+        the same plan: that launch's views dict again (compute reads it, never changes it) and the calls
+        op.prepare made for it, one per thread (a call may hold its thread's scratch), while no device memory
+        went away."""
         _, a, layout, _, (n_inputs, n_outputs, _, _) = plan[:5]
         n = n_inputs + n_outputs
         buffer = getattr(addresses, "buffer", None)
@@ -397,8 +400,8 @@ def _execute_entry(ffi, lib):
         if entry is None or entry[0] is not layout:
             if len(kept) >= device.Views.LIMIT:
                 kept.clear()
-            entry = kept[key] = (layout, make_views(a, layout, inputs, outputs, kept))
-        return entry[1]
+            entry = kept[key] = [layout, make_views(a, layout, inputs, outputs, kept), {}]
+        return entry
 
     def execute(executor, inputs, outputs, workspace):
         plan_id = executor.plan_id
@@ -407,13 +410,24 @@ def _execute_entry(ffi, lib):
         try:
             if lib.opemu_fault_at(executor.op):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
+            size = executor.workspace_size
             kept = device.VIEWS.session()
             if kept is None:
-                views = make_views(a, layout, inputs, outputs, kept)
+                op.compute(a, make_views(a, layout, inputs, outputs, kept),
+                           device.workspace_view(workspace, size) if size else _NO_WORKSPACE)
+                return 0
+            entry = kept_views(plan, inputs, outputs, kept)
+            if size:
+                op.compute(a, entry[1], device.workspace_view(workspace, size))
+                return 0
+            thread = threading.get_ident()
+            prepared = entry[2].get(thread, _UNPREPARED)
+            if prepared is _UNPREPARED:
+                prepared = entry[2][thread] = op.prepare(a, entry[1])
+            if prepared is None:
+                op.compute(a, entry[1], _NO_WORKSPACE)
             else:
-                views = kept_views(plan, inputs, outputs, kept)
-            size = executor.workspace_size
-            op.compute(a, views, device.workspace_view(workspace, size) if size else _NO_WORKSPACE)
+                prepared()
             return 0
         except status.VendorError as error:
             _report(lib, error.code, str(error))

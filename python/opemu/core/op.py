@@ -50,6 +50,13 @@ class AclnnOp:
         """Run the kernel: `v` has a NumPy view per tensor name, `workspace` the scratch bytes."""
         raise NotImplementedError
 
+    def prepare(self, a, v):
+        """compute(a, v, no workspace) as a call without arguments, or None. The bridge asks once per views
+        dict it keeps (the same buffers and layouts, while no device memory went away) and thread, and makes
+        that call instead of compute's next ones there: what an app repeating a small call on the same
+        buffers pays for. The call may hold the thread's scratch buffers, never another thread's."""
+        return None
+
 
 _ENVIRON = getattr(os.environ, "_data", None)  # os.environ's bytes-keyed store (CPython): no str<->bytes per read
 _ENCODING = sys.getfilesystemencoding()       # how os.environ decodes it

@@ -27,11 +27,16 @@ def as_rows(view, trailing):
         return None
 
 
+def one_block(rows, cols):
+    """Whether each_block makes one call on the calling thread: the tiny calls' common case."""
+    return rows * cols < PARALLEL_MIN and 4 * cols * rows <= BLOCK_BYTES
+
+
 def each_block(rows, cols, function, one_pass=False):
     """function(lo, hi) over blocks of rows, on the kernel threads when the work is large enough. A
     `one_pass` function reads each element once (no block to keep in cache): one block per thread."""
-    if rows * cols < PARALLEL_MIN and 4 * cols * rows <= BLOCK_BYTES:
-        function(0, rows)  # one block: the tiny calls' common case, without the dealing
+    if one_block(rows, cols):
+        function(0, rows)  # without the dealing
         return
     if one_pass:
         parallel.split(rows, function, worth=rows * cols >= PARALLEL_MIN)
@@ -82,6 +87,12 @@ def in_fp32(block, slot=0):
     target = scratch(block.shape[0], block.shape[1], slot)
     np.copyto(target, block, casting="unsafe")
     return target
+
+
+def flat_fp32(view):
+    """A dense fp32 view as one row of its values without copying, or None."""
+    rows = as_rows(view, view.ndim) if view.dtype == np.float32 else None
+    return rows[0] if rows is not None and rows.strides[1] == 4 else None
 
 
 def rows_in(view, trailing):

@@ -3,6 +3,7 @@ dtype combinations and the tiling's shape rules) and aclnnLayerNorm (norm/layer_
 
 Both normalise over trailing axes in fp32 (fp16/bf16 widened) and round once into each output.
 rstd = 1 / sqrt(mean(x²) + eps) (RmsNorm) or 1 / sqrt(var(x) + eps) (LayerNorm, biased variance)."""
+import functools
 import math
 
 import numpy as np
@@ -85,6 +86,10 @@ class RmsNorm(AclnnOp):
         y.finish()
         rstd.finish()
 
+    def prepare(self, a, v):
+        return _prepared(v["x"], a.gamma.ndim, np.float32(a.epsilon), v["gamma"], None, v["yOut"],
+                         (None, v["rstdOut"]), False)
+
 
 def _mean_square(block):
     """Per-row mean of the squares, accumulated in fp32 by NumPy's pairwise row sums (what
@@ -93,21 +98,47 @@ def _mean_square(block):
     return _rowwise.row_sums(np.multiply(block, block, out=_rowwise.scratch(rows, cols, 3))) / np.float32(cols)
 
 
+def _dense_rows(*blocks):
+    return all(b.strides[1] == 4 and b.strides[0] % 4 == 0 for b in blocks)
+
+
+def _kernel_call(lib, centre, block, epsilon, weight, bias, work, mean, rstd):
+    """csrc/kernels/norms.c's call on dense fp32 rows of block into work, its arguments bound: mean (when
+    centre) and rstd get one fp32 value per row; weight and bias are contiguous fp32, or None. The bound
+    pointers hold their arrays but block's and work's rows, which view memory their callers hold."""
+    rows, cols = block.shape
+    pointer = kernels.float_pointer
+    return functools.partial(lib.opemu_kernel_norm_rows, int(centre), pointer(block), block.strides[0] // 4, rows,
+                             cols, epsilon, pointer(weight), pointer(bias), pointer(work), work.strides[0] // 4,
+                             pointer(mean), pointer(rstd), pointer(_rowwise.scratch(1, cols, 3)))
+
+
+def _prepared(x, n, epsilon, weight, bias, out, stats, centre):
+    """The kernel's call for a whole norm on dense fp32 rows of one block (what compute's one block does,
+    the statistics written straight into their outputs), or None. stats: (mean, rstd) views or None."""
+    lib = kernels.lib()
+    x, out = _rowwise.as_rows(x, n), _rowwise.as_rows(out, n)
+    if (lib is None or x is None or out is None or x.size == 0 or x.dtype != np.float32 or out.dtype != np.float32
+            or not _rowwise.one_block(*x.shape) or not _dense_rows(x, out)):
+        return None
+    flat = [None if t is None else _rowwise.flat_fp32(t) for t in (weight, bias) + stats]
+    if any(f is None and t is not None for f, t in zip(flat, (weight, bias) + stats)):
+        return None
+    mean, rstd = (f if f is not None else np.empty(x.shape[0], np.float32) for f in flat[2:])
+    return _kernel_call(lib, centre, x, epsilon, flat[0], flat[1], out, mean if centre else None, rstd)
+
+
 def _normalize(block, centre, epsilon, weight, bias, out):
     """(mean or None, rstd) of fp32 rows, and out = (block - mean) * rstd [* weight] [+ bias] in fp32, rounded
     once into out: one C kernel call (csrc/kernels/norms.c) for dense rows, else the NumPy reference."""
     rows, cols = block.shape
     work = out if out.dtype == np.float32 else _rowwise.scratch(rows, cols)
     lib = kernels.lib()
-    if lib is not None and cols and all(a.strides[1] == 4 and a.strides[0] % 4 == 0 for a in (block, work)):
+    if lib is not None and cols and _dense_rows(block, work):
         mean = np.empty(rows, np.float32) if centre else None
         rstd = np.empty(rows, np.float32)
         weight, bias = (None if t is None else np.ascontiguousarray(t) for t in (weight, bias))
-        squares = _rowwise.scratch(1, cols, 3)
-        pointer = kernels.float_pointer
-        lib.opemu_kernel_norm_rows(int(centre), pointer(block), block.strides[0] // 4, rows, cols, epsilon,
-                                   pointer(weight), pointer(bias), pointer(work), work.strides[0] // 4,
-                                   pointer(mean), pointer(rstd), pointer(squares))
+        _kernel_call(lib, centre, block, epsilon, weight, bias, work, mean, rstd)()
     else:
         mean = _rowwise.row_sums(block) / np.float32(cols) if centre else None
         centred = np.subtract(block, mean[:, None], out=_rowwise.scratch(rows, cols, 2)) if centre else block
@@ -201,3 +232,9 @@ class LayerNorm(AclnnOp):
         _rowwise.each_block(x.shape[0], cols, block)
         for rows in [out] + list(stats.values()):
             rows.finish()
+
+    def prepare(self, a, v):
+        stats = tuple(v[name] if name in v and v[name].size else None
+                      for name in ("meanOutOptional", "rstdOutOptional"))
+        return _prepared(v["input"], len(a.axes), np.float32(a.eps), v.get("weightOptional"), v.get("biasOptional"),
+                         v["out"], stats, True)

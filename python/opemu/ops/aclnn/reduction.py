@@ -4,6 +4,8 @@ A row says how the operator names its axes (an aclIntArray or one int64), its ke
 dtype parameters, the dtype list and the NumPy kernel. Phase 1: nulls → dtypes → axes in range
 and distinct → out shape. fp16/bf16 accumulate in fp32 and round once into out (NumPy would sum
 bf16 in bf16); an empty axis list reduces every axis, as the vendor's does."""
+import functools
+
 import numpy as np
 
 from opemu.core import checks, dtypes, status
@@ -69,12 +71,25 @@ class Reduction(AclnnOp):
     def rows_reduce(self, a, x, out):
         rows = _rowwise.rows_in(x, len(a.axes))
         result = _rowwise.RowsOut(out, out.ndim)  # one value per row, whatever out's shape
-
-        def block(lo, hi):
-            P.store(result.rows[0, lo:hi], self.row_kernel(_rowwise.in_fp32(rows[lo:hi])))
-
-        _rowwise.each_block(rows.shape[0], rows.shape[1], block, one_pass=rows.dtype == np.float32)
+        _rowwise.each_block(rows.shape[0], rows.shape[1], self._rows_block(rows, result.rows),
+                            one_pass=rows.dtype == np.float32)
         result.finish()
+
+    def _rows_block(self, rows, result):
+        """rows_reduce's function(lo, hi) of a block of rows."""
+        def block(lo, hi):
+            P.store(result[0, lo:hi], self.row_kernel(_rowwise.in_fp32(rows[lo:hi])))
+        return block
+
+    def prepare(self, a, v):
+        """compute's one block of a trailing-axis reduction, when self and out are rows without copies."""
+        x, out = v["self"], v["out"]
+        if self.row_kernel is None or a.out.is_empty() or not _rows_apply(a, x, out):
+            return None
+        rows, result = _rowwise.as_rows(x, len(a.axes)), _rowwise.as_rows(out, out.ndim)
+        if rows is None or result is None or not _rowwise.one_block(*rows.shape):
+            return None
+        return functools.partial(self._rows_block(rows, result), 0, rows.shape[0])
 
     row_kernel = None     # (fp32 block of rows) → per-row fp32 result, for trailing-axis reductions
 

@@ -4,6 +4,8 @@ Phase 1 as softmax_v2's op_api: nulls → an empty self succeeds at once → dty
 dim in range → rank ≤ 8 and out's shape equal to self's. The kernel computes in fp32 (fp16/bf16
 widened), writes self's dtype, and the op_api then casts that into out's dtype: two rounding points
 when out's dtype differs from self's, as on the hardware."""
+import functools
+
 import numpy as np
 
 from opemu.core import checks, status
@@ -17,6 +19,11 @@ SOFTMAXABLE = P.per_product("FLOAT FLOAT16 DOUBLE", "BF16")
 def softmax_rows(x, out, log, self_dtype):
     """(Log-)softmax of each row of x (rows, cols) into out: max-subtracted, in fp32, rounded
     through self's dtype when out's differs."""
+    _rowwise.each_block(x.shape[0], x.shape[1], _softmax_block(x, out, log, self_dtype))
+
+
+def _softmax_block(x, out, log, self_dtype):
+    """softmax_rows' function(lo, hi) of a block of rows."""
     direct = x.dtype == np.float32 and out.dtype == np.float32
 
     def block(lo, hi):
@@ -32,7 +39,7 @@ def softmax_rows(x, out, log, self_dtype):
         if not direct:
             P.store(out[lo:hi], work if out.dtype == self_dtype else work.astype(self_dtype))
 
-    _rowwise.each_block(x.shape[0], x.shape[1], block)
+    return block
 
 
 class Softmax(AclnnOp):
@@ -69,6 +76,16 @@ class Softmax(AclnnOp):
         rows_out = _rowwise.RowsOut(out, 1)
         softmax_rows(_rowwise.rows_in(x, 1), rows_out.rows, self.log, x.dtype)
         rows_out.finish()
+
+    def prepare(self, a, v):
+        """compute's one block over the last axis, when self and out are rows without copies."""
+        x, out = v["self"], v["out"]
+        if a.empty or x.ndim == 0 or a.dim % x.ndim != x.ndim - 1:
+            return None
+        rows, rows_out = _rowwise.as_rows(x, 1), _rowwise.as_rows(out, 1)
+        if rows is None or rows_out is None or not _rowwise.one_block(*rows.shape):
+            return None
+        return functools.partial(_softmax_block(rows, rows_out, self.log, x.dtype), 0, rows.shape[0])
 
 
 class LogSoftmax(Softmax):
