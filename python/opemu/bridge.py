@@ -26,12 +26,13 @@ _plan_ids = itertools.count(1)
 # any number of executors, repeatable ones included, may be made from them.
 PINNED = 1 << 62
 _pinned_ids = itertools.count(PINNED)
+_PHASE1_SUFFIX = "GetWorkspaceSize"
 
 
 def _release(plan_id):
+    """Forgets an executor's plan, unless it is pinned."""
     if plan_id < PINNED:
         PLANS.pop(plan_id, None)
-_PHASE1_SUFFIX = "GetWorkspaceSize"
 
 
 def _not_supported_status(returns):
