@@ -1,6 +1,7 @@
 """What the per-call caches of the mcDNN bridge must not change: a descriptor is read at every call, so
 setting it again between two calls (same C object, new content) changes what the next call computes,
-and a descriptor destroyed after a call is refused at the next."""
+a descriptor destroyed after a call is refused at the next, and a call bound to its buffers once reads
+their contents at every call."""
 import ctypes
 
 import numpy as np
@@ -40,6 +41,26 @@ def test_activation_descriptor_set_again_is_read_at_the_next_call(handle):
     assert lib().mcdnnSetActivationDescriptor(act, 5, 0, ctypes.c_double(0.0)) == 0  # IDENTITY
     assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
     np.testing.assert_array_equal(DX.read(), dy)
+    lib().mcdnnDestroyActivationDescriptor(act)
+
+
+@pytest.mark.parametrize("mode, derivative", [(1, lambda x, y: x > 0), (0, lambda x, y: y * (1 - y)),
+                                              (2, lambda x, y: 1 - y * y)], ids=["relu", "sigmoid", "tanh"])
+def test_the_same_buffers_with_new_contents_are_read_at_the_next_call(handle, mode, derivative):
+    """The second call on the same buffers runs the kernel call the first one bound (mcdnn.prepared)."""
+    rng = np.random.default_rng(mode)
+    desc = Desc(FLOAT, (2, 3, 2, 2))
+    act = activation(mode)
+    X, Y, DY, DX = (DeviceTensor(desc, rng.uniform(-1, 1, desc.dims)) for _ in range(4))
+    assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    x, y, dy = (rng.uniform(-1, 1, desc.dims).astype(np.float32) for _ in range(3))
+    for tensor, values in ((X, x), (Y, y), (DY, dy)):
+        storage = tensor.storage()
+        tensor.view(storage)[...] = values
+        assert lib().mcMemcpy(tensor.address, storage.ctypes.data, storage.nbytes, 1) == 0
+    assert relu_backward(handle, act, desc, Y, DY, X, DX) == 0, recent_error()
+    wide = [v.astype(np.float64) for v in (x, y, dy)]
+    np.testing.assert_allclose(DX.read(), wide[2] * derivative(wide[0], wide[1]), rtol=1e-6, atol=1e-7)
     lib().mcdnnDestroyActivationDescriptor(act)
 
 

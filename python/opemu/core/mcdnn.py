@@ -7,6 +7,7 @@ status in the vendor's order, then `compute` runs as a task on the handle's stre
 views of device memory."""
 
 import functools
+import threading
 
 import ml_dtypes
 import numpy as np
@@ -179,15 +180,20 @@ def elementwise(p, inputs, output, fn, ct, alpha, beta):
 _PARALLEL_MIN = 1 << 17
 
 
+def one_piece(views):
+    """Whether by_batch runs its function once, on the views themselves."""
+    return parallel.WORKERS == 1 or all(a.size < _PARALLEL_MIN for a in views.values() if a is not None)
+
+
 def by_batch(views, fn, batch=None):
     """Runs fn(sub_views) over slices of the batch dimension in parallel threads (NumPy releases the
     GIL in its loops). Every routine here treats each image n independently, so the result is the
     same as one call on everything. Views whose first dimension is not the batch (a broadcast bias)
     are passed whole."""
-    arrays = [a for a in views.values() if a is not None]
-    if parallel.WORKERS == 1 or all(a.size < _PARALLEL_MIN for a in arrays):
-        fn(views)  # one piece: the whole batch, no sub-views to make
+    if one_piece(views):
+        fn(views)  # the whole batch, no sub-views to make
         return
+    arrays = [a for a in views.values() if a is not None]
     if batch is None:
         batch = max((a.shape[0] for a in arrays if a.ndim), default=1)
 
@@ -243,6 +249,27 @@ def checked(key, check, a):
     if len(_PASSED) >= _PASSED_LIMIT:
         _PASSED.clear()
     _PASSED[key] = {name: value for name, value in a.__dict__.items() if name.startswith("_")}
+
+
+_PREPARED = threading.local()
+_PREPARED_LIMIT = 64
+
+
+def prepared(objects, make):
+    """make(), or what it made before on this thread for these very objects: a routine's call bound to its
+    views and descriptor snapshots, which the bridge hands out again while their buffers stay (the entry
+    holds the objects, so their ids stay theirs). Only for calls that read nothing but the objects and
+    the buffers' contents at every call; scaling factors are the caller's to read."""
+    calls = getattr(_PREPARED, "calls", None)
+    if calls is None:
+        calls = _PREPARED.calls = {}
+    key = tuple(map(id, objects))
+    entry = calls.get(key)
+    if entry is None:
+        if len(calls) >= _PREPARED_LIMIT:
+            calls.clear()
+        entry = calls[key] = (objects, make())
+    return entry[1]
 
 
 def is_null(pointer):

@@ -8,6 +8,8 @@ their data types differ, or the strides of y and dy, or of x and dx, differ.
 CLIPPED_RELU clamps to [0, coef]; ELU's coef is its alpha; RELU ignores coef (as real cuDNN does);
 SWISH is x*sigmoid(swish_beta*x); IDENTITY passes values through (opemu implements it for both
 routines). MCDNN_NOT_PROPAGATE_NAN makes RELU / CLIPPED_RELU map NaN to 0."""
+import functools
+
 import numpy as np
 
 from opemu.core import kernels, mcdnn, scratch
@@ -98,6 +100,18 @@ def _transcendental(desc, x, e):
     return kernels.address(e)
 
 
+def _one_call(desc, y, dy, x, dx):
+    """The C kernel's call over all of dx, its arguments bound, when it takes these 1-D dense views in one
+    call (no exp to take first), else None."""
+    lib = kernels.lib()
+    if (lib is None or desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
+            or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x)):
+        return None
+    return functools.partial(lib.opemu_kernel_activation_backward, desc.mode, dx.itemsize, desc.coef,
+                             desc.swish_beta, kernels.address(y), kernels.address(dy), kernels.address(x),
+                             kernels.null(), kernels.address(dx), dx.size)
+
+
 def c_backward(desc, y, dy, x, dx):
     """backward() into dx by the C kernel, on 1-D dense views; False when it does not apply."""
     lib = kernels.lib()
@@ -105,9 +119,7 @@ def c_backward(desc, y, dy, x, dx):
         return False
     size, needs_e = dx.itemsize, desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
     if not needs_e:  # one call over everything, on the views themselves
-        return lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y),
-                                                    kernels.address(dy), kernels.address(x), kernels.null(),
-                                                    kernels.address(dx), dx.size) == 0
+        return _one_call(desc, y, dy, x, dx)() == 0
     e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype)
     for lo in range(0, dx.size, _BLOCK):
         hi = min(lo + _BLOCK, dx.size)
@@ -220,6 +232,10 @@ class ActivationBackward(mcdnn.McdnnOp):
         desc = a.activationDesc
 
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
+        if direct:  # the call on the same buffers again: one kernel call made once
+            call = mcdnn.prepared((desc, v["y"], v["dy"], v["x"], v["dx"]), lambda: self._whole(desc, v))
+            if call is not None and call() == 0:
+                return
 
         def run(p):
             flat = mcdnn.flat_views([p["y"], p["dy"], p["x"], p["dx"]]) if direct else None
@@ -246,3 +262,12 @@ class ActivationBackward(mcdnn.McdnnOp):
                 hi = min(lo + _BLOCK, dx.size)
                 kernel(y[lo:hi], dy[lo:hi], x[lo:hi], dx[lo:hi], temporary[lo:hi] if own else temporary[:hi - lo])
         mcdnn.by_batch(v, run)
+
+    @staticmethod
+    def _whole(desc, v):
+        """compute's direct path as one C kernel call, when by_batch makes one piece of it and the views
+        flatten; else None."""
+        if not mcdnn.one_piece(v):
+            return None
+        flat = mcdnn.flat_views([v["y"], v["dy"], v["x"], v["dx"]])
+        return None if flat is None else _one_call(desc, *flat)
