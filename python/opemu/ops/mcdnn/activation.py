@@ -117,9 +117,10 @@ def c_backward(desc, y, dy, x, dx):
     lib = kernels.lib()
     if lib is None or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x):
         return False
-    size, needs_e = dx.itemsize, desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
-    if not needs_e:  # one call over everything, on the views themselves
-        return _one_call(desc, y, dy, x, dx)() == 0
+    one = _one_call(desc, y, dy, x, dx)
+    if one is not None:  # one call over everything, on the views themselves
+        return one() == 0
+    size = dx.itemsize
     e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype)
     for lo in range(0, dx.size, _BLOCK):
         hi = min(lo + _BLOCK, dx.size)
