@@ -297,7 +297,8 @@ def not_supported_shim(fn):
 # How the phase-1 plan key (csrc/plan_cache.c) takes each kind of argument, by the type it is declared with.
 PLAN_KEY_PARTS = (("aclTensorList *", "opemu_key_tensor_list(&opemu_key, %s);"),
                   ("aclScalarList *", "opemu_key_scalar_list(&opemu_key, %s);"),
-                  ("aclTensor *", "opemu_key_tensor(&opemu_key, %s);"), ("aclScalar *", "opemu_key_scalar(&opemu_key, %s);"),
+                  ("aclTensor *", "opemu_key_tensor(&opemu_key, %s);"),
+                  ("aclScalar *", "opemu_key_scalar(&opemu_key, %s);"),
                   ("aclIntArray *", "opemu_key_array(&opemu_key, %s, OPEMU_KIND_INT_ARRAY);"),
                   ("aclFloatArray *", "opemu_key_array(&opemu_key, %s, OPEMU_KIND_FLOAT_ARRAY);"),
                   ("aclBoolArray *", "opemu_key_array(&opemu_key, %s, OPEMU_KIND_BOOL_ARRAY);"))
@@ -328,7 +329,8 @@ def plan_probe(fn):
     handles = ", ".join("(const void *)%s" % name if "*" in ctype else "NULL" for name, ctype in described)
     return "\n".join(
         ["static opemu_plan_cache *opemu_plans_%s;" % fn.name, "static " + fn.prototype("opemu_phase1_" + fn.name),
-         "{", "    opemu_plan_key opemu_key;", '    opemu_key_begin(&opemu_key, &opemu_plans_%s, "%s");' % (fn.name, fn.name)]
+         "{", "    opemu_plan_key opemu_key;",
+         '    opemu_key_begin(&opemu_key, &opemu_plans_%s, "%s");' % (fn.name, fn.name)]
         + ["    " + part for part in parts]
         + ["    const void *const opemu_arguments[] = {%s};" % (handles or "NULL"),
            "    if (opemu_plan_reuse(&opemu_key, opemu_arguments, %s, %s) == 0)" % (workspace, executor),

@@ -45,7 +45,7 @@ class _Entry:
         if task is None:  # a quick return: nothing to compute
             return 0
         task_id = next(_task_ids)
-        written = [cargs[i] for i in self.written] if lib.opemu_strict() else []
+        written = [cargs[i] for i in self.written] if device.strict else []
         TASKS[task_id] = (self.name, task, written)
         bridge_mcdnn.pending(lib, written, +1)   # the outputs wait on the stream until the task has run
         stream = getattr(call, "stream", ffi.NULL)

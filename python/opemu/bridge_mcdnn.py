@@ -111,12 +111,11 @@ class _Entry:
     def _convert(self, cargs):
         """Args by parameter name: raw values as they came, the handle and descriptors validated and converted."""
         lib, ffi = self.lib, self.ffi
-        null = ffi.NULL
         a = Args(zip(self.names, cargs))
         values = a.__dict__
         for i, name, code, convert, shared in self.typed:
             value = cargs[i]
-            if value == null:
+            if not value:  # a null pointer (cffi's truth test, cheaper than comparing with ffi.NULL)
                 if convert is None:
                     raise mcdnn.bad_param("%s: handle is null" % self.op.name)
                 values[name] = None
@@ -135,11 +134,11 @@ class _Entry:
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             a = self._convert(cargs)
             op.check(a)
-            values, null = a.__dict__, self.ffi.NULL
+            values = a.__dict__
             layout = []
             for name, desc_name in self.tensor_pairs:
                 pointer, desc = values[name], values[desc_name]
-                if desc is not None and pointer != null:
+                if desc is not None and pointer:  # not null
                     if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
                         raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
                                               % (desc_name, mcdnn.type_name(desc.dtype_code)))
@@ -151,7 +150,7 @@ class _Entry:
             op.compute(a, None)
             return 0
         task_id = next(_task_ids)
-        written = [pointer for name, pointer, _ in layout if name in op.outputs] if lib.opemu_strict() else []
+        written = [pointer for name, pointer, _ in layout if name in op.outputs] if device.strict else []
         TASKS[task_id] = (op, a, layout, written)
         pending(lib, written, +1)   # the outputs wait on the stream until the task has run (opemu check)
         rc = lib.opemu_mcdnn_submit(cargs[self.handle_index], task_id)
@@ -182,7 +181,7 @@ def _run(lib):
         pending(lib, written, -1)
         try:
             views = dict.fromkeys(op.tensors)
-            strict = lib.opemu_strict()
+            strict = device.strict
             kept, make = device.VIEWS.session(), device.Views.view
             for name, pointer, geometry in layout:
                 if strict:  # what the routine reads and writes, against what the app allocated, before it faults

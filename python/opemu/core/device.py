@@ -7,11 +7,13 @@ from opemu.core.status import VendorError
 
 ffi = None
 lib = None
+strict = False  # OPEMU_STRICT (opemu check), which the C core reads once for the process
 
 
 def attach(ffi_, lib_):
-    global ffi, lib
+    global ffi, lib, strict
     ffi, lib = ffi_, lib_
+    strict = bool(lib.opemu_strict())
 
 
 class DeviceFault(VendorError):
@@ -63,7 +65,7 @@ class Views:
 
     def session(self):
         """What a call makes its views with: this cache, emptied when memory went away, or view_at itself."""
-        if lib.opemu_strict():
+        if strict:
             return None
         epoch = lib.opemu_memory_epoch()
         if epoch != self.epoch:

@@ -189,7 +189,6 @@ def batch_of(pointer, geometry, count, stride):
     return pointer, ((count,) + shape, dtype, offset, (stride * item,) + strides, total)
 
 
-_strict = None
 _ACCESS = {"r": ((0, b"an mcBLAS kernel's read"),), "w": ((1, b"an mcBLAS kernel's write"),),
            "rw": ((0, b"an mcBLAS kernel's read"), (1, b"an mcBLAS kernel's write"))}
 
@@ -197,10 +196,7 @@ _ACCESS = {"r": ((0, b"an mcBLAS kernel's read"),), "w": ((1, b"an mcBLAS kernel
 def sanitize(pointer, span, access):
     """Reports the access to `opemu check` (OPEMU_STRICT=1): overruns of the requested size, reads of
     memory never written; a write marks the bytes written."""
-    global _strict
-    if _strict is None:
-        _strict = bool(device.lib.opemu_strict())
-    if _strict:
+    if device.strict:
         for mode, what in _ACCESS[access]:
             device.lib.opemu_sanitize_access(pointer, span, mode, what)
 

@@ -255,11 +255,11 @@ _PREPARED = threading.local()
 _PREPARED_LIMIT = 64
 
 
-def prepared(objects, make):
-    """make(), or what it made before on this thread for these very objects: a routine's call bound to its
-    views and descriptor snapshots, which the bridge hands out again while their buffers stay (the entry
-    holds the objects, so their ids stay theirs). Only for calls that read nothing but the objects and
-    the buffers' contents at every call; scaling factors are the caller's to read."""
+def prepared(objects, make, *arguments):
+    """make(*arguments), or what it made before on this thread for these very objects: a routine's call
+    bound to its views and descriptor snapshots, which the bridge hands out again while their buffers stay
+    (the entry holds the objects, so their ids stay theirs). Only for calls that read nothing but the
+    objects and the buffers' contents at every call; scaling factors are the caller's to read."""
     calls = getattr(_PREPARED, "calls", None)
     if calls is None:
         calls = _PREPARED.calls = {}
@@ -268,7 +268,7 @@ def prepared(objects, make):
     if entry is None:
         if len(calls) >= _PREPARED_LIMIT:
             calls.clear()
-        entry = calls[key] = (objects, make())
+        entry = calls[key] = (objects, make(*arguments))
     return entry[1]
 
 

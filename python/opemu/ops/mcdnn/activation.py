@@ -234,7 +234,7 @@ class ActivationBackward(mcdnn.McdnnOp):
 
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
         if direct:  # the call on the same buffers again: one kernel call made once
-            call = mcdnn.prepared((desc, v["y"], v["dy"], v["x"], v["dx"]), lambda: self._whole(desc, v))
+            call = mcdnn.prepared((desc, v["y"], v["dy"], v["x"], v["dx"]), self._whole, desc, v)
             if call is not None and call() == 0:
                 return
 

@@ -2,11 +2,10 @@
 place (gathered into scratch when it needs a conversion), reduced, transformed and written back while it
 is still in cache."""
 import contextlib
-import threading
 
 import numpy as np
 
-from opemu.core import device, kernels, parallel
+from opemu.core import device, kernels, mcdnn, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
 from opemu.ops.mcdnn.bn_common import accumulators, reshaped
@@ -325,26 +324,14 @@ class _SmallBackward:
         return self.gradients
 
 
-_SMALL_PLANS = threading.local()
-_SMALL_PLANS_LIMIT = 32
-
-
 def small_backward(layout, ct, views, eps, alpha, beta):
     """(dScale, dBias) as float64 per channel, or None: the tensor is worth the threads, needs a conversion or
     a blend, or the kernels cannot take it (then backward_by_channels walks it). Plans are kept per thread
-    (two streams may run the same call at once) and by the identity of the views they hold; under OPEMU_STRICT,
-    whose views are new at every call, each call prepares its own."""
+    (two streams may run the same call at once) and by the identity of the views they hold (mcdnn.prepared);
+    under OPEMU_STRICT, whose views are new at every call, each call prepares its own."""
     if beta != 0 or layout.positions or _worth(layout) or kernels.lib() is None:
         return None
-    plans = getattr(_SMALL_PLANS, "plans", None)
-    if plans is None:
-        plans = _SMALL_PLANS.plans = {}
-    key = (id(layout), ct) + tuple(map(id, views))
-    plan = plans.get(key)
-    if plan is None:
-        if len(plans) >= _SMALL_PLANS_LIMIT:
-            plans.clear()
-        plan = plans[key] = _SmallBackward(layout, ct, views)
+    plan = mcdnn.prepared((layout, ct, *views), _SmallBackward, layout, ct, views)
     return None if plan.g is None else plan(eps, alpha)
 
 

@@ -78,14 +78,16 @@ def verdict_key(op, a):
     theirs are read at every call)."""
     null = device.ffi.NULL
     pointer = type(null)
+    kept = (int, float, mcdnn.Tensor, mcdnn.Struct)
     key = [op.name]
+    append = key.append
     for value in a.__dict__.values():
         if type(value) is pointer:
-            key.append(value == null)
-        elif value is None or isinstance(value, (int, float, mcdnn.Tensor, mcdnn.Struct)):
-            key.append(value)
+            append(not value)  # a cdata pointer is false when null: cheaper than comparing with NULL
+        elif value is None or isinstance(value, kept):
+            append(value)
         else:
-            key.append(value == null)
+            append(value == null)
     return tuple(key)
 
 
