@@ -104,8 +104,8 @@ def _dense_rows(*blocks):
 
 def _kernel_call(lib, centre, block, epsilon, weight, bias, work, mean, rstd):
     """csrc/kernels/norms.c's call on dense fp32 rows of block into work, its arguments bound: mean (when
-    centre) and rstd get one fp32 value per row; weight and bias are contiguous fp32, or None. The bound
-    pointers hold their arrays but block's and work's rows, which view memory their callers hold."""
+    centre) and rstd get one fp32 value per row; weight and bias are contiguous fp32, or None. A pointer to
+    a contiguous array holds it; block's and work's rows may be strided views of memory the caller holds."""
     rows, cols = block.shape
     pointer = kernels.float_pointer
     return functools.partial(lib.opemu_kernel_norm_rows, int(centre), pointer(block), block.strides[0] // 4, rows,
