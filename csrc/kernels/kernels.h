@@ -116,11 +116,21 @@ int opemu_kernel_bn_forward(int size, const struct opemu_bn_geometry *g, int64_t
 int opemu_kernel_bn_affine(int size, const struct opemu_bn_geometry *g, int64_t channels, const void *x, void *y,
                            const double *a, const double *b);
 /* The same for channels innermost (NHWC): `positions` rows (N·H·W) of `channels` dense elements, *_row
- * elements apart, in two calls on the same `scratch`: phase SUMS over every row (lo, hi unused), then
- * phase APPLY over rows [lo, hi) (the caller may split them among threads). dx may be x or dy exactly
- * (the same rows). `scratch`: 8-byte aligned, at least channels·(35·8 + 36·size) bytes (per-lane sums and
- * per-channel coefficients); `stream` as above. */
-enum opemu_bn_nhwc_phase { OPEMU_BN_NHWC_SUMS, OPEMU_BN_NHWC_APPLY };
+ * elements apart, in calls on the same `scratch`, one per phase in the enum's order: MOMENTS (backward: only
+ * without a saved mean) and GRADIENT (backward only) over segments [lo, hi) of the rows' segments (the
+ * caller may split them among threads; bn_reference.py's segment_count says how many), STATISTICS and
+ * COEFFICIENTS (backward only) once, APPLY over rows [lo, hi) (split among threads as the caller likes).
+ * dx may be x or dy exactly (the same rows). `scratch`: 8-byte aligned, opemu_kernel_bn_nhwc_scratch bytes;
+ * `stream` as above. */
+enum opemu_bn_nhwc_phase {
+    OPEMU_BN_NHWC_MOMENTS,
+    OPEMU_BN_NHWC_STATISTICS,
+    OPEMU_BN_NHWC_GRADIENT,
+    OPEMU_BN_NHWC_COEFFICIENTS,
+    OPEMU_BN_NHWC_APPLY
+};
+/* the scratch's bytes for `channels` channels of `size`-byte data, or -1 when that does not fit an int64_t */
+int64_t opemu_kernel_bn_nhwc_scratch(int64_t channels, int size);
 int opemu_kernel_bn_backward_nhwc(int size, int phase, int64_t lo, int64_t hi, int64_t positions, int64_t channels,
                                   const void *x, int64_t x_row, const void *dy, int64_t dy_row, void *dx,
                                   int64_t dx_row, const double *scale, const double *mean, const double *inv,

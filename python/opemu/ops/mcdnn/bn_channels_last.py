@@ -1,15 +1,16 @@
 """The per-channel walk of channels-innermost (NHWC) tensors with plain ops: x as (N·H·W, C) rows, every
 channel of a row at once, the statistics over the rows. The C kernels (opemu_kernel_bn_*_nhwc) and their
-references: each pass walks the rows in order; position p's terms go to lane p mod LANES of their channel
-(each lane from +0, the last block padded with +0), lane i += lane i + w for w = LANES/2, ..., 1; the
-float64 steps are bn_common's. Half / bfloat16 data and blends (beta != 0) keep the walk over images."""
+references: the sums cut the rows into segments (bn_reference.position_sums), in each of which position
+p's terms go to lane p mod LANES of their channel (each lane from +0, the last block padded with +0), lane
+i += lane i + w for w = LANES/2, ..., 1; the segments' sums are added in order; the float64 steps are
+bn_common's. Half / bfloat16 data and blends (beta != 0) keep the walk over images."""
 import numpy as np
 
 from opemu.core import device, kernels, parallel
 from opemu.core.scratch import buffer as _buffer
 from opemu.ops.mcdnn import bn_common
 from opemu.ops.mcdnn.bn_common import accumulators, reshaped
-from opemu.ops.mcdnn.bn_reference import backward_reference, forward_reference
+from opemu.ops.mcdnn.bn_reference import backward_reference, forward_reference, segment_count
 
 def channel_rows(t):
     """A (N, C, spatial...) tensor as (N·spatial, C) rows without a copy, or None."""
@@ -29,16 +30,23 @@ def _rows_of(layout, ct, beta, *tensors):
     return rows
 
 
-def _walk(layout, call):
-    """call(phase, lo, hi) for the kernel's two phases: the sums on the calling thread, then the elementwise
-    pass split among the workers by rows. Measured on this host's EPYC (32x64x56x56 backward): with the
-    sums too split among two cores, by channels (each core reading its part of every row) 13.7 ms, by
-    lanes (each core reading every other 8 rows) 6.3 ms, against 4.1 ms on one core for the whole call and
-    3.6 ms like this: two cores reading interleaved parts of the same rows run slower than one."""
+def _walk(layout, call, phases):
+    """call(phase, lo, hi) for each of the kernel's phases in order: the sums split among the workers by
+    segments, their results on the calling thread, the elementwise pass split by rows. Measured on this
+    host's EPYC (32x64x56x56 backward): the sums of one sequence of rows on one core took 2.0 ms of the
+    call's 3.6 ms. Before the segments, the sums split by channels (each core reading its part of every
+    row) took 13.7 ms, and split by lanes (each core reading every other 8 rows) 6.3 ms: two cores reading
+    interleaved parts of the same rows run slower than one."""
     lib = kernels.lib()
-    call(lib.OPEMU_BN_NHWC_SUMS, 0, 0)
-    parallel.split(layout.N * layout.spatial, lambda lo, hi: call(lib.OPEMU_BN_NHWC_APPLY, lo, hi),
-                   worth=layout.N * layout.elements >= bn_common.PARALLEL_MIN)
+    positions = layout.N * layout.spatial
+    worth = layout.N * layout.elements >= bn_common.PARALLEL_MIN
+    for phase in phases:
+        if phase in (lib.OPEMU_BN_NHWC_MOMENTS, lib.OPEMU_BN_NHWC_GRADIENT):
+            parallel.split(segment_count(positions), lambda lo, hi, phase=phase: call(phase, lo, hi), worth=worth)
+        elif phase == lib.OPEMU_BN_NHWC_APPLY:
+            parallel.split(positions, lambda lo, hi: call(lib.OPEMU_BN_NHWC_APPLY, lo, hi), worth=worth)
+        else:
+            call(phase, 0, 0)
 
 
 def _doubles(array):
@@ -46,9 +54,10 @@ def _doubles(array):
 
 
 def _scratch(channels, item):
-    """The kernel's per-lane sums and coefficients for `channels` channels, from the calling thread's scratch
-    (the workers of the elementwise pass read its coefficients)."""
-    return kernels.address(_buffer("bn nhwc lanes", (channels * (35 * 8 + 36 * item) // 8 + 1,), np.float64))
+    """The kernel's per-segment sums and coefficients for `channels` channels, from the calling thread's scratch
+    (the workers read and write their segments' parts of it, and read its coefficients)."""
+    size = kernels.lib().opemu_kernel_bn_nhwc_scratch(channels, item)
+    return kernels.address(_buffer("bn nhwc lanes", (size // 8 + 1,), np.float64))
 
 
 def _stream(rows):
@@ -79,7 +88,9 @@ def backward(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspac
             item, phase, lo, hi, xr.shape[0], layout.C, pointers[0], xr.strides[0] // item, pointers[1],
             gr.strides[0] // item, pointers[2], dr.strides[0] // item, *doubles[:3], eps, alpha, *doubles[3:],
             scratch, stream)
-    _walk(layout, call)
+    phases = [lib.OPEMU_BN_NHWC_STATISTICS, lib.OPEMU_BN_NHWC_GRADIENT, lib.OPEMU_BN_NHWC_COEFFICIENTS,
+              lib.OPEMU_BN_NHWC_APPLY]
+    _walk(layout, call, ([lib.OPEMU_BN_NHWC_MOMENTS] if mean is None else []) + phases)
     return sums[0], sums[1]
 
 
@@ -104,7 +115,7 @@ def forward(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
             lib.opemu_kernel_bn_forward_nhwc(
                 item, phase, lo, hi, xr.shape[0], layout.C, pointers[0], xr.strides[0] // item, pointers[1],
                 yr.strides[0] // item, *doubles[:2], eps, alpha, *doubles[2:], scratch, stream)
-        _walk(layout, call)
+        _walk(layout, call, [lib.OPEMU_BN_NHWC_MOMENTS, lib.OPEMU_BN_NHWC_STATISTICS, lib.OPEMU_BN_NHWC_APPLY])
     mean, var = stats
     with np.errstate(divide="ignore"):
         return mean, var, 1 / np.sqrt(var + eps)

@@ -29,20 +29,38 @@ def lane_sums(rows, term, dtype=None):
     return lanes[:, 0]
 
 
+SEGMENTS = 8   # at most, in the rows of channels-innermost tensors (csrc/kernels/batchnorm.c)
+
+
+def segment_rows(positions):
+    """Rows per segment of `positions` channels-innermost rows: a multiple of LANES."""
+    blocks = -(-positions // LANES)
+    return -(-blocks // SEGMENTS) * LANES
+
+
+def segment_count(positions):
+    return -(-positions // segment_rows(positions)) if positions else 1
+
+
 def position_sums(rows, term, dtype=None):
     """Per-channel sums of term(rows) for (M, C) rows in `dtype` (default: the compute type): `term(out)`
-    writes the (M, C) terms into `out` of that type."""
+    writes the (M, C) terms into `out` of that type. The rows are cut into segment_count(M) segments of
+    segment_rows(M); in each, row p's terms go to lane p mod LANES (the last block padded with +0), each lane
+    from +0, then lane i += lane i + w for w = LANES/2, ..., 1; the segments' sums are then added in order."""
     m, c = rows.shape
-    padded = -(-m // LANES) * LANES
-    terms = _buffer("bn position lanes", (padded, c), dtype or rows.dtype)
+    step, count = segment_rows(m) or LANES, segment_count(m)
+    terms = _buffer("bn position lanes", (count * step, c), dtype or rows.dtype)
     terms[m:] = 0
     term(terms[:m])
-    lanes = np.add.reduce(terms.reshape(padded // LANES, LANES, c), axis=0, initial=0)
-    width = LANES // 2
-    while width:
-        lanes = lanes[:width] + lanes[width:2 * width]
-        width //= 2
-    return lanes[0]
+    total = None
+    for segment in terms.reshape(count, step // LANES, LANES, c):
+        lanes = np.add.reduce(segment, axis=0, initial=0)
+        width = LANES // 2
+        while width:
+            lanes = lanes[:width] + lanes[width:2 * width]
+            width //= 2
+        total = lanes[0] if total is None else total + lanes[0]
+    return total
 
 
 def _sums(rows, term, dtype=None):
