@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernels.h"
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "nontemporal.h"
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
@@ -24,39 +22,6 @@ typedef struct opemu_pool_geometry geometry;
 
 static int64_t lo_clip(int64_t v) { return v < 0 ? 0 : v; }
 static int64_t hi_clip(int64_t v, int64_t limit) { return v > limit ? limit : v; }
-
-/* dst[0..n) = src[0..n) with stores that bypass the cache where the ISA has them: a dx row computed in
- * a cached scratch plane then costs its write, not also the read that a cached store fetches first. */
-#if defined(__SSE2__)
-#define STREAM_BODY(LANES, LOAD, STORE)                                                                   \
-    if (!((uintptr_t)dst & (sizeof *dst - 1))) {                                                          \
-        for (; i < n && ((uintptr_t)(dst + i) & 15); i++)                                                 \
-            dst[i] = src[i];                                                                              \
-        for (; i + LANES <= n; i += LANES)                                                                \
-            STORE(dst + i, LOAD(src + i));                                                                \
-    }
-#else
-#define STREAM_BODY(LANES, LOAD, STORE)
-#endif
-#define DEFINE_STREAM(T, SUFFIX, LANES, LOAD, STORE)                                                      \
-    static void stream_##SUFFIX(T *dst, const T *src, int64_t n)                                          \
-    {                                                                                                     \
-        int64_t i = 0;                                                                                    \
-        STREAM_BODY(LANES, LOAD, STORE)                                                                   \
-        for (; i < n; i++)                                                                                \
-            dst[i] = src[i];                                                                              \
-    }
-
-DEFINE_STREAM(float, f32, 4, _mm_loadu_ps, _mm_stream_ps)
-DEFINE_STREAM(double, f64, 2, _mm_loadu_pd, _mm_stream_pd)
-
-/* the streamed stores are ordered before the kernel returns */
-static void stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
 
 /* 3x3 windows, stride 2, any padding. Window (q, t) covers rows 2q - ph .. 2q - ph + 2 and columns
  * 2t - pw .. 2t - pw + 2; its element e = 3i + j. Its choice is the first element, in row-major order, equal
@@ -323,10 +288,10 @@ static int fused_f64(const geometry *g, const double *x, const double *y, const 
                 }                                                                                         \
         }                                                                                                 \
         if (plane && g->dx_row == g->w) /* a dense plane: one run */                                      \
-            stream_##SUFFIX(dx, plane, g->h * g->w);                                                      \
+            opemu_nontemporal_copy(dx, plane, (size_t)(g->h * g->w) * sizeof(T));                         \
         else if (plane)                                                                                   \
             for (int64_t r = 0; r < g->h; r++)                                                            \
-                stream_##SUFFIX(dx + r * g->dx_row, plane + r * g->w, g->w);                              \
+                opemu_nontemporal_copy(dx + r * g->dx_row, plane + r * g->w, (size_t)g->w * sizeof(T));   \
     }
 
 DEFINE_POOL_3X3(float, int32_t, f32)
@@ -552,7 +517,7 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
                 plane_f64(g, (const double *)x + xo, (const double *)y + yo, (const double *)dy + dyo,
                           (double *)dx + dxo, choices, nothing, plane);
         }
-    stream_fence();
+    opemu_nontemporal_fence();
     free(choices);
     return 0;
 }

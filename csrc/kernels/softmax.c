@@ -1,8 +1,9 @@
 /* Softmax backward (python/opemu/ops/mcdnn/softmax.py backward, its reference): images of `channels` dense rows
  * of `spatial` elements, each image in two passes — its sums (in instance mode taken along the previous
- * image's dx pass), then dx — so the dx pass finds the image in cache. The second pass computes a chunk of dx into a stack buffer and stores it; with `streaming` set
- * (outputs far larger than a core's cache) by non-temporal stores, which skip reading dx's lines in
- * first and leave the image's y and dy in cache — a quarter less traffic on a memory-bound loop.
+ * image's dx pass), then dx — so the dx pass finds the image in cache. The dx pass computes a chunk of dx
+ * into a stack buffer and stores it; with `streaming` set (outputs far larger than a core's cache) by
+ * non-temporal stores, which skip reading dx's lines in first and leave the image's y and dy in cache — a
+ * quarter less traffic on a memory-bound loop.
  *
  * sums:  CHANNEL: per position j, the channels' p = dy*y (accurate) or dy (log) added row after row, the
  *        first row taken as it is. INSTANCE: the image's p in 16 lanes (lane i mod 16, the first block
@@ -14,9 +15,7 @@
 #include "exp.h"
 #include "kernels.h"
 #include "maxima.h"
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "nontemporal.h"
 
 DEFINE_MAXIMA(float, int32_t, F32)
 DEFINE_MAXIMA(double, int64_t, F64)
@@ -32,38 +31,6 @@ static int64_t position_block(int64_t size, int64_t channels)
     int64_t block = L2_BLOCK_BYTES / (2 * size * channels);
     return block < CHUNK ? CHUNK : block - block % CHUNK;
 }
-
-/* Copies `bytes` (a whole number of elements) with non-temporal stores where SSE2 has them (the 16-byte
- * aligned part of `to`); fence() orders them before the kernel returns (another thread may read dx next). */
-#if defined(__SSE2__)
-static void stream(void *to, const void *from, size_t bytes)
-{
-    char *t = to;
-    const char *f = from;
-    size_t head = (16 - ((uintptr_t)t & 15)) & 15;
-    if (head > bytes)
-        head = bytes;
-    memcpy(t, f, head);
-    size_t i = head;
-    for (; i + 16 <= bytes; i += 16)
-        _mm_stream_si128((__m128i *)(t + i), _mm_loadu_si128((const __m128i *)(f + i)));
-    memcpy(t + i, f + i, bytes - i);
-}
-
-static void fence(void)
-{
-    _mm_sfence();
-}
-#else
-static void stream(void *to, const void *from, size_t bytes)
-{
-    memcpy(to, from, bytes);
-}
-
-static void fence(void)
-{
-}
-#endif
 
 #define DEFINE_SOFTMAX(T, SUFFIX)                                                                         \
     /* An image's total in LANES lanes (lane k: elements k, k + LANES, ...), built a range [lo, hi) at a time \
@@ -132,7 +99,7 @@ static void fence(void)
                     chunk[j] = g * y[lo + j];                                                             \
                 }                                                                                         \
             if (streaming)                                                                                \
-                stream(dx + lo, chunk, (size_t)count * sizeof(T));                                        \
+                opemu_nontemporal_copy(dx + lo, chunk, (size_t)count * sizeof(T));                        \
             else                                                                                          \
                 memcpy(dx + lo, chunk, (size_t)count * sizeof(T));                                        \
             if (next)                                                                                     \
@@ -172,7 +139,7 @@ static void fence(void)
             images_##SUFFIX(1, channel, streaming, y, dy, dx, total, images, channels, n);                \
         else                                                                                              \
             images_##SUFFIX(0, channel, streaming, y, dy, dx, total, images, channels, n);                \
-        fence();                                                                                          \
+        opemu_nontemporal_fence();                                                                        \
     }
 
 DEFINE_SOFTMAX(float, F32)
