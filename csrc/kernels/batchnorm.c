@@ -360,26 +360,30 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
 }
 
 #define DEFINE_NHWC(T, VT, SUFFIX)                                                                        \
-    /* segment s's lanes: la, lb (2 * LANES * k values), folded to lane 0 */                              \
-    static void segment_moments_##SUFFIX(int64_t positions, int64_t s, int64_t channels, const T *x,      \
-                                         int64_t x_row, double *restrict la, double *restrict shift)      \
+    /* the moments' lanes of segments [lo, hi), each folded to lane 0, and their shifts */                \
+    static void segment_moments_##SUFFIX(int64_t positions, int64_t lo, int64_t hi, int64_t channels,     \
+                                         const T *x, int64_t x_row, const struct nhwc_scratch *n)         \
     {                                                                                                     \
-        double *restrict lb = la + LANES * channels;                                                      \
-        int64_t rows = segment_rows(positions), p0 = s * rows, p1 = p0 + rows < positions ? p0 + rows : positions; \
-        for (int64_t c = 0; c < channels; c++)                                                            \
-            shift[c] = SHIFT_OF(x[c]);                                                                    \
-        for (int64_t i = 0; i < LANES * channels; i++)                                                    \
-            la[i] = lb[i] = 0.0;                                                                          \
-        for (int64_t p = p0; p < p1; p++) {                                                               \
-            const T *restrict xr = x + p * x_row;                                                         \
-            double *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;  \
-            for (int64_t c = 0; c < channels; c++) {                                                      \
-                double d = (double)xr[c] - shift[c];                                                      \
-                a[c] = a[c] + d;                                                                          \
-                b[c] = b[c] + d * d;                                                                      \
+        int64_t rows = segment_rows(positions);                                                           \
+        for (int64_t s = lo; s < hi; s++) {                                                               \
+            double *restrict la = n->moments + s * 2 * LANES * channels, *restrict lb = la + LANES * channels; \
+            double *restrict shift = n->shift + s * channels;                                             \
+            int64_t p0 = s * rows, p1 = p0 + rows < positions ? p0 + rows : positions;                    \
+            for (int64_t c = 0; c < channels; c++)                                                        \
+                shift[c] = SHIFT_OF(x[c]);                                                                \
+            for (int64_t i = 0; i < LANES * channels; i++)                                                \
+                la[i] = lb[i] = 0.0;                                                                      \
+            for (int64_t p = p0; p < p1; p++) {                                                           \
+                const T *restrict xr = x + p * x_row;                                                     \
+                double *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels; \
+                for (int64_t c = 0; c < channels; c++) {                                                  \
+                    double d = (double)xr[c] - shift[c];                                                  \
+                    a[c] = a[c] + d;                                                                      \
+                    b[c] = b[c] + d * d;                                                                  \
+                }                                                                                         \
             }                                                                                             \
+            fold_lanes_f64(la, lb, channels);                                                             \
         }                                                                                                 \
-        fold_lanes_f64(la, lb, channels);                                                                 \
     }                                                                                                     \
     static void segment_gradient_##SUFFIX(int64_t positions, int64_t s, int64_t channels, const T *x,     \
                                           int64_t x_row, const T *dy, int64_t dy_row, const T *centre,    \
@@ -428,8 +432,7 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
         const double count = (double)positions;                                                           \
         switch (phase) {                                                                                  \
         case OPEMU_BN_NHWC_MOMENTS:                                                                       \
-            for (int64_t s = lo; s < hi; s++)                                                             \
-                segment_moments_##SUFFIX(positions, s, k, x, x_row, n.moments + s * 2 * LANES * k, n.shift + s * k); \
+            segment_moments_##SUFFIX(positions, lo, hi, k, x, x_row, &n);                                 \
             break;                                                                                        \
         case OPEMU_BN_NHWC_STATISTICS:                                                                    \
             if (mean)                                                                                     \
@@ -480,8 +483,7 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
         T *centre = n.centre, *k1 = centre + 2 * k, *k2 = k1 + k;                                         \
         switch (phase) {                                                                                  \
         case OPEMU_BN_NHWC_MOMENTS:                                                                       \
-            for (int64_t s = lo; s < hi; s++)                                                             \
-                segment_moments_##SUFFIX(positions, s, k, x, x_row, n.moments + s * 2 * LANES * k, n.shift + s * k); \
+            segment_moments_##SUFFIX(positions, lo, hi, k, x, x_row, &n);                                 \
             break;                                                                                        \
         case OPEMU_BN_NHWC_STATISTICS:                                                                    \
             combine_segments_f64(positions, k, n.moments, n.m, n.i);                                      \
