@@ -54,46 +54,53 @@ def test_max_pool_3x3_stride_2_backward_is_bit_identical(h, w, padding, dtype):
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), padding, out, rng))
 
 
-@pytest.mark.parametrize("w", [34, 35, 56, 66, 67, 98])
+@pytest.mark.parametrize("w", [29, 30, 31, 32, 34, 35, 56, 59, 60, 61, 62, 66, 67, 98])
 @pytest.mark.parametrize("padding", [(1, 1), (0, 0)])
-def test_max_pool_3x3_stride_2_backward_rows_of_16_windows_and_a_tail(w, padding):
-    """Rows whose inside windows are 16 and more: the vector pass takes 16 at a time, a tail of fewer than 16
-    again as the row's last 16 (exact multiples have no tail)."""
+def test_max_pool_3x3_stride_2_backward_rows_of_several_window_blocks(w, padding):
+    """Rows of more than one block of 15 windows (fp32 with AVX-512 walks a block at a time, each with the
+    window before it, whose column 2 the block's first column is), a short last block, and rows of exactly 15
+    or 30 windows, whose next block holds that window alone."""
     rng = np.random.default_rng(w + padding[0])
     x = tied_input((1, 2, 7, w), np.dtype(np.float32), rng)
     out = tuple(advised(s, 3, 2, p) for s, p in zip((7, w), padding))
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), padding, out, rng))
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("h, w", [(1, 1), (1, 6), (2, 2), (5, 2)])
-def test_max_pool_3x3_stride_2_backward_on_inputs_smaller_than_a_window(h, w):
-    """Every window overlaps the padding: the scalar walk answers for all of them."""
+def test_max_pool_3x3_stride_2_backward_on_inputs_smaller_than_a_window(h, w, dtype):
+    """Every window overlaps the padding (the fp32 walk's masked loads read NaN there, the scalar walk
+    skips it)."""
     rng = np.random.default_rng(h * 10 + w)
-    x = tied_input((2, 2, h, w), np.dtype(np.float64), rng)
+    x = tied_input((2, 2, h, w), np.dtype(dtype), rng)
     out = (advised(h, 3, 2, 1), advised(w, 3, 2, 1))
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), out, rng))
 
 
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("out", [(2, 3), (1, 1), (3, 2)])
-def test_max_pool_3x3_stride_2_backward_with_fewer_outputs_than_advised(out):
+def test_max_pool_3x3_stride_2_backward_with_fewer_outputs_than_advised(out, dtype):
     """Rows and columns that no window reaches get +0; the kernel writes them too."""
     rng = np.random.default_rng(sum(out))
-    x = tied_input((1, 2, 9, 10), np.dtype(np.float32), rng)
+    x = tied_input((1, 2, 9, 10), np.dtype(dtype), rng)
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), out, rng))
 
 
-def test_max_pool_3x3_stride_2_backward_on_planes_past_64_kib():
-    """Large planes are scattered into dx itself (small ones into a scratch plane streamed to dx)."""
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_max_pool_3x3_stride_2_backward_on_planes_past_64_kib(dtype):
+    """Large planes: the scatter writes into dx itself (small planes into a scratch plane streamed to dx);
+    the fp32 walk writes dx itself either way."""
     rng = np.random.default_rng(11)
-    x = tied_input((1, 2, 131, 129), np.dtype(np.float32), rng)
+    x = tied_input((1, 2, 131, 129), np.dtype(dtype), rng)
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), (66, 65), rng))
 
 
-def test_max_pool_3x3_stride_2_backward_on_strided_views():
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_max_pool_3x3_stride_2_backward_on_strided_views(dtype):
     rng = np.random.default_rng(5)
-    storage = tied_input((3, 5, 20, 24), np.dtype(np.float64), rng)
+    storage = tied_input((3, 5, 20, 24), np.dtype(dtype), rng)
     x = storage[::2, 1:4, 3:16, 2:21]  # every other image, a channel slice, padded rows and columns
-    target = np.full((2, 4, 15, 22), 9.0)
+    target = np.full((2, 4, 15, 22), 9.0, dtype)
     dx = target[:, 1:, 1:14, 2:21]
     ours, reference = max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), (7, 10), rng, dx)
     assert_same_bits(np.ascontiguousarray(ours), reference)

@@ -56,6 +56,7 @@ struct window_block {
     __mmask16 low, high;         /* the lanes of x columns corner .. corner + 15 and corner + 16 .. + 31 inside x */
     int last;                    /* x column corner + 32 inside x */
     __mmask16 ahead;             /* the windows t0 .. t0 + 15 inside the output row */
+    int before;                  /* window t0 - 1 inside it */
     int64_t at[2];               /* dx columns of the first stored lane of each half of the block's dx row */
     __mmask16 keep[2];           /* its stored lanes */
     int first[2];                /* its lanes left of x (moved out before the store) */
@@ -76,6 +77,7 @@ static struct window_block window_block(const geometry *g, int64_t t0)
     b.high = lanes_inside(b.corner + 16, g->w);
     b.last = b.corner + 32 >= 0 && b.corner + 32 < g->w;
     b.ahead = t0 >= g->ow ? 0 : g->ow - t0 >= 16 ? 0xFFFF : (__mmask16)((1u << (g->ow - t0)) - 1);
+    b.before = t0 > 0 && t0 <= g->ow;
     for (int h = 0; h < 2; h++) {
         int64_t c = 2 * t0 + 16 * h - g->pw, lanes = h ? 14 : 16; /* lane l's column: c + l */
         int64_t first = c < 0 ? -c : 0, stop = g->w - c < lanes ? g->w - c : lanes;
@@ -111,9 +113,9 @@ __attribute__((target("avx512f"))) static void block_columns(const geometry *g, 
 /* Output row q's values (y or dy) of the block's windows, +0 for windows outside the row */
 __attribute__((target("avx512f"))) static __m512 block_values(const struct window_block *b, const float *row)
 {
-    float before = b->t0 > 0 && b->ahead ? row[b->t0 - 1] : 0;
+    __m512 before = _mm512_set1_ps(b->before ? row[b->t0 - 1] : 0);
     __m512 ahead = _mm512_maskz_loadu_ps(b->ahead, b->ahead ? row + b->t0 : row);
-    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(ahead), _mm512_castps_si512(_mm512_set1_ps(before)), 15));
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(ahead), _mm512_castps_si512(before), 15));
 }
 
 /* Element row i's dy from the windows that chose its column 0 (`left`), 1 (`middle`) and, one lane on
