@@ -109,6 +109,28 @@ def test_max_pool_3x3_stride_2_backward_on_strided_views(dtype):
     assert (target[untouched] == 9).all()
 
 
+def test_max_pool_3x3_stride_2_backward_on_random_geometries():
+    """Sizes, paddings 0-2 and output counts up to the advised ones, drawn at random: every block and edge
+    arrangement the fp32 walk and the double scatter meet, against the reference. (Geometries whose windows
+    leave input rows or columns unread reach the kernel trimmed, and inputs smaller than an unpadded window
+    have no output; both are left out here.)"""
+    rng = np.random.default_rng(123)
+    checked = 0
+    while checked < 150:
+        h, w, ph, pw = (int(rng.integers(1, 40)), int(rng.integers(1, 100)), int(rng.integers(0, 3)),
+                        int(rng.integers(0, 3)))
+        most = advised(h, 3, 2, ph), advised(w, 3, 2, pw)
+        if min(most) < 1:
+            continue
+        out = tuple(int(rng.integers(1, n + 1)) if rng.random() < 0.3 else n for n in most)
+        pool = mcdnn.Struct(mode=0, nan=0, nbDims=2, window=(3, 3), stride=(2, 2), padding=(ph, pw))
+        if not all(g.whole for g in pooling._geometries(pool, (1, 2, h, w), (1, 2) + out)):
+            continue
+        x = tied_input((1, 2, h, w), np.dtype(np.float32 if rng.random() < 0.8 else np.float64), rng)
+        assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (ph, pw), out, rng))
+        checked += 1
+
+
 def test_max_pool_3x3_stride_2_backward_sends_each_window_to_its_first_maximum():
     """All equal: every window's first element, in row-major order, takes its dy; overlapping windows add."""
     x = np.zeros((1, 1, 5, 5), np.float32)
