@@ -399,3 +399,11 @@ def test_nhwc_streamed_outputs_off_alignment_match_reference(dtype, monkeypatch)
         return _bits(dx, out, *sums, *stats)
     c_bits, ref_bits = _channels_last_both(monkeypatch, run)
     assert c_bits == ref_bits
+
+
+@needs_kernels
+def test_nhwc_scratch_size_is_refused_when_it_does_not_fit_an_int64():
+    lib = kernels.lib()
+    assert lib.opemu_kernel_bn_nhwc_scratch(64, 4) > 0
+    assert lib.opemu_kernel_bn_nhwc_scratch(2 ** 61, 4) == -1
+    assert lib.opemu_kernel_bn_nhwc_scratch(-1, 4) == -1

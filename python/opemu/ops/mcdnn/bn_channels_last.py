@@ -55,9 +55,10 @@ def _doubles(array):
 
 def _scratch(channels, item):
     """The kernel's per-segment sums and coefficients for `channels` channels, from the calling thread's scratch
-    (the workers read and write their segments' parts of it, and read its coefficients)."""
+    (the workers read and write their segments' parts of it, and read its coefficients); None when its size
+    does not fit an int64 (the reference then runs)."""
     size = kernels.lib().opemu_kernel_bn_nhwc_scratch(channels, item)
-    return kernels.address(_buffer("bn nhwc lanes", (size // 8 + 1,), np.float64))
+    return None if size < 0 else kernels.address(_buffer("bn nhwc lanes", (size // 8 + 1,), np.float64))
 
 
 def _stream(rows):
@@ -74,14 +75,15 @@ def backward(layout, x, dy, dx, scale, mean, inv, eps, ct, alpha, beta, workspac
     mean = None if mean is None else np.ascontiguousarray(mean.reshape(-1))
     inv = None if inv is None else np.ascontiguousarray(inv.reshape(-1))
     lib = kernels.lib()
-    if lib is None:
+    scratch = None if lib is None else _scratch(layout.C, rows[0].itemsize)
+    if scratch is None:
         backward_reference(*rows, scale, mean, inv, eps, alpha, sums[0], sums[1])
         return sums[0], sums[1]
     xr, gr, dr = rows
     item = xr.itemsize
     pointers = [kernels.strided_address(r) for r in rows]
     doubles = [_doubles(a) for a in (scale, mean, inv, sums[0], sums[1])]
-    scratch, stream = _scratch(layout.C, item), _stream(dr)
+    stream = _stream(dr)
 
     def call(phase, lo, hi):
         lib.opemu_kernel_bn_backward_nhwc(
@@ -102,14 +104,15 @@ def forward(layout, x, y, scale, bias, eps, ct, alpha, beta, workspace=None):
     stats = accumulators(workspace, 16 * layout.C, (2, layout.C))
     scale, bias = np.ascontiguousarray(scale.reshape(-1)), np.ascontiguousarray(bias.reshape(-1))
     lib = kernels.lib()
-    if lib is None:
+    scratch = None if lib is None else _scratch(layout.C, rows[0].itemsize)
+    if scratch is None:
         forward_reference(*rows, scale, bias, eps, alpha, stats[0], stats[1])
     else:
         xr, yr = rows
         item = xr.itemsize
         pointers = [kernels.strided_address(r) for r in rows]
         doubles = [_doubles(a) for a in (scale, bias, stats[0], stats[1])]
-        scratch, stream = _scratch(layout.C, item), _stream(yr)
+        stream = _stream(yr)
 
         def call(phase, lo, hi):
             lib.opemu_kernel_bn_forward_nhwc(
