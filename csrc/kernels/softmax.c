@@ -39,18 +39,25 @@ static int64_t position_block(int64_t size, int64_t channels)
     INLINE void instance_lanes_##SUFFIX(int log, T lane[LANES], const T *y, const T *dy, int64_t lo, int64_t hi, \
                                         int64_t m)                                                        \
     {                                                                                                     \
-        for (int64_t j = lo; j < hi; j += LANES) {                                                        \
-            if (j + LANES <= m && j > 0)                                                                  \
-                for (int k = 0; k < LANES; k++) {                                                         \
-                    T p = log ? dy[j + k] : dy[j + k] * y[j + k];                                         \
-                    lane[k] = lane[k] + p;                                                                \
-                }                                                                                         \
-            else                                                                                          \
-                for (int k = 0; k < LANES; k++) {                                                         \
-                    T p = j + k < m ? (log ? dy[j + k] : dy[j + k] * y[j + k]) : (T)0;                    \
-                    lane[k] = j ? lane[k] + p : p;                                                        \
-                }                                                                                         \
-        }                                                                                                 \
+        T acc[LANES]; /* in registers: the caller's array would be read and written every block */        \
+        int64_t j = lo, whole = hi < m ? hi : m / LANES * LANES;                                          \
+        if (j == 0) {                                                                                     \
+            for (int k = 0; k < LANES; k++)                                                               \
+                acc[k] = k < m ? (log ? dy[k] : dy[k] * y[k]) : (T)0;                                     \
+            j = LANES;                                                                                    \
+        } else                                                                                            \
+            memcpy(acc, lane, sizeof acc);                                                                \
+        for (; j < whole; j += LANES)                                                                     \
+            for (int k = 0; k < LANES; k++) {                                                             \
+                T p = log ? dy[j + k] : dy[j + k] * y[j + k];                                             \
+                acc[k] = acc[k] + p;                                                                      \
+            }                                                                                             \
+        if (j < hi)                                                                                       \
+            for (int k = 0; k < LANES; k++) {                                                             \
+                T p = j + k < m ? (log ? dy[j + k] : dy[j + k] * y[j + k]) : (T)0;                        \
+                acc[k] = acc[k] + p;                                                                      \
+            }                                                                                             \
+        memcpy(lane, acc, sizeof acc);                                                                    \
     }                                                                                                     \
     INLINE T lanes_total_##SUFFIX(const T lane[LANES])                                                    \
     {                                                                                                     \
@@ -79,8 +86,7 @@ static int64_t position_block(int64_t size, int64_t channels)
     }                                                                                                     \
     /* dx of n elements from the row's totals (step 1) or the image's one (step 0), chunk by chunk; with  \
      * `next` (instance mode), the next image's lanes over the same range meanwhile, so that its reads ride \
-     * along this pass (accurate, 32x64x56x56 on two cores: 1.9-2.6 -> 1.6-2.1 ms; log, whose exps keep    \
-     * the pass busy, the same as with a pass of its own) */                                              \
+     * along this pass (accurate, 32x64x56x56 on two cores: 1.9-2.6 -> 1.6-2.1 ms) */                      \
     INLINE void dx_run_##SUFFIX(int log, int streaming, const T *y, const T *dy, T *dx, const T *total,   \
                                 int64_t step, int64_t n, T *next)                                         \
     {                                                                                                     \
