@@ -385,24 +385,28 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
             fold_lanes_f64(la, lb, channels);                                                             \
         }                                                                                                 \
     }                                                                                                     \
-    static void segment_gradient_##SUFFIX(int64_t positions, int64_t s, int64_t channels, const T *x,     \
-                                          int64_t x_row, const T *dy, int64_t dy_row, const T *centre,    \
-                                          T *restrict la)                                                 \
+    /* the gradient sums' lanes (Σdy, Σdy·(x - centre)) of segments [lo, hi), each folded to lane 0 */    \
+    static void segment_gradient_##SUFFIX(int64_t positions, int64_t lo, int64_t hi, int64_t channels,    \
+                                          const T *x, int64_t x_row, const T *dy, int64_t dy_row,         \
+                                          const T *centre, T *gradient)                                   \
     {                                                                                                     \
-        T *restrict lb = la + LANES * channels;                                                           \
-        int64_t rows = segment_rows(positions), p0 = s * rows, p1 = p0 + rows < positions ? p0 + rows : positions; \
-        for (int64_t i = 0; i < LANES * channels; i++)                                                    \
-            la[i] = lb[i] = (T)0;                                                                         \
-        for (int64_t p = p0; p < p1; p++) {                                                               \
-            const T *restrict xr = x + p * x_row, *restrict gr = dy + p * dy_row;                         \
-            T *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;       \
-            for (int64_t c = 0; c < channels; c++) {                                                      \
-                T t = xr[c] - centre[c];                                                                  \
-                a[c] = a[c] + gr[c];                                                                      \
-                b[c] = b[c] + gr[c] * t;                                                                  \
+        int64_t rows = segment_rows(positions);                                                           \
+        for (int64_t s = lo; s < hi; s++) {                                                               \
+            T *restrict la = gradient + s * 2 * LANES * channels, *restrict lb = la + LANES * channels;   \
+            int64_t p0 = s * rows, p1 = p0 + rows < positions ? p0 + rows : positions;                    \
+            for (int64_t i = 0; i < LANES * channels; i++)                                                \
+                la[i] = lb[i] = (T)0;                                                                     \
+            for (int64_t p = p0; p < p1; p++) {                                                           \
+                const T *restrict xr = x + p * x_row, *restrict gr = dy + p * dy_row;                     \
+                T *restrict a = la + (p % LANES) * channels, *restrict b = lb + (p % LANES) * channels;   \
+                for (int64_t c = 0; c < channels; c++) {                                                  \
+                    T t = xr[c] - centre[c];                                                              \
+                    a[c] = a[c] + gr[c];                                                                  \
+                    b[c] = b[c] + gr[c] * t;                                                              \
+                }                                                                                         \
             }                                                                                             \
+            fold_lanes_##SUFFIX(la, lb, channels);                                                        \
         }                                                                                                 \
-        fold_lanes_##SUFFIX(la, lb, channels);                                                            \
     }                                                                                                     \
     static void position_apply_##SUFFIX(int64_t positions, int64_t channels, const T *x, int64_t x_row,   \
                                         const T *dy, int64_t dy_row, T *out, int64_t out_row,             \
@@ -441,7 +445,7 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
                     n.i[c] = inv[c];                                                                      \
                 }                                                                                         \
             else {                                                                                        \
-                combine_segments_f64(positions, k, n.moments, n.m, n.i);                                  \
+                combine_segments_f64(positions, k, n.moments, n.m, n.i); /* Σd, Σd² until replaced */     \
                 for (int64_t c = 0; c < k; c++) {                                                         \
                     double var;                                                                           \
                     finish_statistics(count, n.shift[c], n.m[c], n.i[c], &n.m[c], &var);                  \
@@ -452,8 +456,7 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
                 centre[c] = (T)n.m[c];                                                                    \
             break;                                                                                        \
         case OPEMU_BN_NHWC_GRADIENT:                                                                      \
-            for (int64_t s = lo; s < hi; s++)                                                             \
-                segment_gradient_##SUFFIX(positions, s, k, x, x_row, dy, dy_row, centre, gradient + s * 2 * LANES * k); \
+            segment_gradient_##SUFFIX(positions, lo, hi, k, x, x_row, dy, dy_row, centre, gradient);      \
             break;                                                                                        \
         case OPEMU_BN_NHWC_COEFFICIENTS:                                                                  \
             combine_segments_##SUFFIX(positions, k, gradient, k0, k1); /* Σdy, Σdy·(x - centre) */        \
@@ -486,7 +489,7 @@ static struct nhwc_scratch nhwc_scratch(void *scratch, int64_t k, int size)
             segment_moments_##SUFFIX(positions, lo, hi, k, x, x_row, &n);                                 \
             break;                                                                                        \
         case OPEMU_BN_NHWC_STATISTICS:                                                                    \
-            combine_segments_f64(positions, k, n.moments, n.m, n.i);                                      \
+            combine_segments_f64(positions, k, n.moments, n.m, n.i); /* Σd, Σd² */                        \
             for (int64_t c = 0; c < k; c++) {                                                             \
                 double coef[2];                                                                           \
                 finish_statistics((double)positions, n.shift[c], n.m[c], n.i[c], &mean[c], &var[c]);      \
