@@ -82,6 +82,23 @@ def test_backward_in_place(log, channel_mode, over):
     assert_same_bits(target, expected.reshape(target.shape))
 
 
+@pytest.mark.parametrize("offset", [0, 1, 5], ids=lambda o: "dx %d elements past a line" % o)
+@pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
+@pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
+def test_backward_streamed_to_dx_off_line_alignment(log, channel_mode, offset, monkeypatch):
+    """dx written by non-temporal lines (outputs past _STREAM_BYTES): plain stores up to dx's first whole
+    cache line and after its last, lines between; the same bits wherever dx starts."""
+    monkeypatch.setattr(softmax, "_STREAM_BYTES", 0)
+    y, dy = pair((3, 7, 1031), np.float32, 13)
+    storage = np.empty(y.size + 32, np.float32)
+    start = (-storage.ctypes.data % 64) // 4 + offset
+    dx = storage[start:start + y.size].reshape(y.shape)
+    with np.errstate(all="ignore"):
+        assert softmax._kernel(log, channel_mode, y, dy, dx)
+        expected = softmax.backward(log, channel_mode, y, dy)
+    assert_same_bits(dx, expected.reshape(y.shape))
+
+
 def test_backward_leaves_strided_and_shifted_views_to_the_reference():
     y, dy = pair((2, 4, 64), np.float32, 5)
     assert not softmax._kernel(False, True, y[:, :, ::2], dy[:, :, ::2], np.empty((2, 4, 32), np.float32))
