@@ -12,6 +12,7 @@ import torch
 
 from acl import DeviceTensor, lib, recent_error, run_two_phase
 from conftest import ROOT, ops_nn_compile, run_program
+from opemu.core import parallel
 
 BF16, FP16 = np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)
 UNIT_ROUNDOFF = {BF16: 2.0 ** -8, FP16: 2.0 ** -11}
@@ -432,9 +433,10 @@ def _grad_phase1(bt=300, v=700, h=40):
 
 def test_memory_saving_workspace_follows_the_chunk_rule():
     size, _ = _grad_phase1(bt=300, v=700, h=40)
-    # VOCAB_CHUNK columns; a G tile of min(BT, 2^19 / chunk) rows; 64-row slabs for the rounding
-    chunk, block, slab = 512, 300, 64
-    buffers = [300 * 40, 300 * 40, chunk * 40, chunk * 40, block * chunk, slab * chunk]  # fp32, and uint32 for bf16
+    # VOCAB_CHUNK columns; G for every row of a chunk; a 64-row rounding slab per lane (300 rows are two row
+    # blocks, so one lane for each of up to two cores)
+    chunk, slab, lanes = 512, 64, min(2, parallel.WORKERS)
+    buffers = [300 * 40, 300 * 40, chunk * 40, chunk * 40, 300 * chunk, lanes * slab * chunk]  # fp32; uint32 for bf16
     expected = 0
     for n in buffers:
         expected = -(-expected // 64) * 64 + n * 4

@@ -8,7 +8,7 @@ import pytest
 
 import conftest
 import opemu.api
-from opemu.core import kernels
+from opemu.core import kernels, parallel
 from opemu.ops.aclnn import _vocab_parallel as vp
 from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
@@ -183,3 +183,23 @@ def test_operators_give_the_same_bits_with_the_kernels_and_the_references(monkey
         results.append({**stats, **loss_grad(x, w, stats, softmax)})
     for name, ours in results[0].items():
         assert np.asarray(ours).tobytes() == np.asarray(results[1][name]).tobytes(), name
+
+
+@pytest.mark.parametrize("softmax_given", [False, True], ids=["memory-saving", "high-performance"])
+def test_operators_give_the_same_bits_on_one_lane_and_on_several(monkeypatch, softmax_given):
+    """The lanes split rows, and dw's columns in fixed halves: the bits do not depend on the thread count.
+    Two row blocks and a partial last chunk, so every lane has work and every half a partial width."""
+    x, w, target = shard(bt=600, h=40, v=1300, seed=3)
+    results = []
+    for workers in (1, 2, 3):
+        monkeypatch.setattr(parallel, "WORKERS", workers)
+        stats = online_max_sum(x, w, target)
+        softmax = None
+        if softmax_given:
+            logits = x.astype(np.float32) @ w.astype(np.float32).T
+            e = np.exp(logits - logits.max(axis=1, keepdims=True))
+            softmax = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        results.append({**stats, **loss_grad(x, w, stats, softmax)})
+    for other in results[1:]:
+        for name, ours in results[0].items():
+            assert np.asarray(ours).tobytes() == np.asarray(other[name]).tobytes(), name

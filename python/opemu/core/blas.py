@@ -99,9 +99,11 @@ def available(dtype):
 def single_threaded():
     """While any caller is inside this block, every GEMM runs on its caller's thread alone: for callers that
     give each core GEMMs of their own. OpenBLAS's thread count is process-wide (its _local setter too, in the
-    pthreads build NumPy bundles), so the first caller in sets it and the last one out restores it. The
-    bits do not depend on it: OpenBLAS splits rows and columns over its threads, never an element's sum
-    (tests/test_kernels_blas.py holds that)."""
+    pthreads build NumPy bundles), so the first caller in sets it and the last one out restores it. OpenBLAS
+    splits rows and columns over its threads, never an element's sum, so within one of its K blocks the bits
+    do not depend on it (tests/test_kernels_blas.py holds that); a longer K its threaded driver may cut at
+    other points (measured here: K = 460 to 1180 mostly differ in their last bits, 640 and 1024 do not), so
+    a caller whose bits must not depend on the thread count stays in this block for all its GEMMs."""
     global _single_users, _threads_before
     available(np.float32)
     if _set_threads is None:

@@ -56,11 +56,12 @@ def _wait(futures):
 
 
 def _piece(function, *args):
+    outer = _nested()   # a piece run on the calling thread may be inside a piece already
     _worker.busy = True
     try:
         function(*args)
     finally:
-        _worker.busy = False
+        _worker.busy = outer
 
 
 def _nested():
@@ -92,3 +93,34 @@ def run(function, jobs, parallel=True):
 def _each(function, jobs):
     for job in jobs:
         function(*job)
+
+
+def together(function, count):
+    """function(i, meet) for every i < count, all running at once, for pieces that wait on each other: meet()
+    returns once every piece has called it as many times (a barrier). Piece 0 runs on the calling thread and
+    each other on a thread of its own, not the pool's: a worker could be queued behind pieces that wait for
+    it. A piece that fails breaks the barrier, so the others fail too instead of waiting forever, and the
+    first failure is raised."""
+    if count <= 1:
+        _piece(function, 0, lambda: None)
+        return
+    barrier = threading.Barrier(count)
+    failures = []
+
+    def piece(i):
+        try:
+            _piece(function, i, barrier.wait)
+        except threading.BrokenBarrierError as broken:
+            failures.append(broken)
+        except BaseException as failure:   # re-raised by the caller below
+            failures.insert(0, failure)
+            barrier.abort()
+
+    threads = [threading.Thread(target=piece, args=(i,), name="opemu-lane-%d" % i) for i in range(1, count)]
+    for thread in threads:
+        thread.start()
+    piece(0)
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]

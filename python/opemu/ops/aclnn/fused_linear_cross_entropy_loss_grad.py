@@ -13,13 +13,16 @@ shapes only work as G @ weight); the table gives weightGradOut as [V, BT] (the c
 input in place as scratch; opemu leaves it intact (the reference allows either).
 
 Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
-columns and, inside each, the rows in blocks (the logits tiles of _vocab_parallel.tile): G exists
-one tile at a time, recomputed from the logits in memory-saving mode, and its elementwise steps are
-one C pass per row (_vocab_parallel.gradient_tile). The input gradient accumulates in
-fp32 through BLAS's own beta = 1 (no partial-product buffer). Every scratch buffer lives in the
-workspace phase 1 sizes from (BT, V, H):
-    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk and weightGrad chunk
-    accumulator VOCAB_CHUNK×H each (fp32), the G tile, and a SLAB_ROWS × VOCAB_CHUNK rounding scratch.
+columns, by every core at once, each core with its own row blocks (_vocab_parallel.by_lanes):
+    the cores convert the weight chunk to fp32, half each; meet;
+    each makes G for its row blocks (the logits GEMM in memory-saving mode, then the elementwise steps
+    as one C pass per row, _vocab_parallel.gradient_tile) and adds G @ weight into its rows of the fp32
+    input gradient through BLAS's own beta = 1 (no partial-product buffer); meet;
+    each makes half the chunk's columns of weightGrad = Gᵀ @ input, over all rows at once (fixed
+    halves: the bits do not depend on the thread count), and rounds them into weightGradOut.
+Every scratch buffer lives in the workspace phase 1 sizes from (BT, V, H):
+    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk and weightGrad chunk VOCAB_CHUNK×H
+    each (fp32), G BT×VOCAB_CHUNK, and a SLAB_ROWS × VOCAB_CHUNK rounding scratch per core.
 Accumulation follows that fixed order, so results are deterministic.
 """
 import numpy as np
@@ -100,11 +103,13 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         a.scratch = Layout() if a.skip else self._layout(bt, v, h, dtypes.numpy_dtype(a.input.dtype))
 
     def _layout(self, bt, v, h, dtype):
-        chunk, block = vp.tile(bt, v)
+        chunk = vp.tile(bt, v)[0]
+        blocks = vp.row_blocks(bt, v)
+        lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
         return (Layout().add("input", (bt, h), np.float32).add("input_grad", (bt, h), np.float32)
                 .add("weight", (chunk, h), np.float32).add("weight_grad", (chunk, h), np.float32)
-                .add("g", (block * chunk,), np.float32)
-                .add("round", (min(block, vp.SLAB_ROWS) * chunk,), rounding.scratch_dtype(dtype)))
+                .add("g", (bt, chunk), np.float32)
+                .add("round", (lanes, min(rows, vp.SLAB_ROWS) * chunk), rounding.scratch_dtype(dtype)))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -126,23 +131,33 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         if softmax is None:
             row_max = v["logitsMaxOptional"].astype(np.float32)
             reciprocal = np.float32(1) / v["sumExpLogitsOptional"]
-        chunk, block = vp.tile(bt, vocab)
-        for c0 in range(0, vocab, chunk):
-            c1 = min(vocab, c0 + chunk)
-            w = vp.to_f32(v["weight"][c0:c1], s["weight"][:c1 - c0])
-            dw = s["weight_grad"][:c1 - c0]
-            dw[...] = 0
-            for r0 in range(0, bt, block):
-                r1 = min(bt, r0 + block)
-                g = s["g"][:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                if softmax is None:
-                    blas.product(g, x[r0:r1], w.T)
-                vp.gradient_tile(g, None if softmax is None else softmax[r0:r1, c0:c1],
-                                 None if row_max is None else row_max[r0:r1],
-                                 None if reciprocal is None else reciprocal[r0:r1],
-                                 vp.tile_targets(target_rows, target_columns, r0, r1, c0, c1), grad[r0:r1], half,
-                                 s["round"])
-                blas.product(dx[r0:r1], g, w, accumulate=True)
-                blas.product(dw, g.T, x[r0:r1], accumulate=True)
-            np.copyto(v["weightGradOut"][c0:c1], dw, casting="unsafe")
+        chunk = vp.tile(bt, vocab)[0]
+        blocks = vp.row_blocks(bt, vocab)
+        lanes = vp.lanes(blocks)
+
+        def walk(lane, meet):
+            """Chunk by chunk: the lane's share of the weight chunk in fp32; G and dx for its row blocks; once
+            every lane's G is whole, its share of the chunk's dw = Gᵀ @ input (over all rows at once)."""
+            for c0 in range(0, vocab, chunk):
+                c1 = min(vocab, c0 + chunk)
+                w, shares = s["weight"][:c1 - c0], vp.halves(c1 - c0)[lane::lanes]
+                for p0, p1 in shares:
+                    vp.to_f32(v["weight"][c0 + p0:c0 + p1], w[p0:p1])
+                meet()   # w whole; and every lane is done with the previous chunk's G
+                for r0, r1 in blocks[lane::lanes]:
+                    g = s["g"][r0:r1, :c1 - c0]
+                    if softmax is None:
+                        blas.product(g, x[r0:r1], w.T)
+                    vp.gradient_tile(g, None if softmax is None else softmax[r0:r1, c0:c1],
+                                     None if row_max is None else row_max[r0:r1],
+                                     None if reciprocal is None else reciprocal[r0:r1],
+                                     vp.tile_targets(target_rows, target_columns, r0, r1, c0, c1), grad[r0:r1],
+                                     half, s["round"][lane])
+                    blas.product(dx[r0:r1], g, w, accumulate=True)
+                meet()   # G whole
+                for p0, p1 in shares:
+                    dw = s["weight_grad"][p0:p1]
+                    blas.product(dw, s["g"][:, p0:p1].T, x)
+                    np.copyto(v["weightGradOut"][c0 + p0:c0 + p1], dw, casting="unsafe")
+        vp.by_lanes(walk, lanes)
         np.copyto(v["inputGradOut"], dx, casting="unsafe")

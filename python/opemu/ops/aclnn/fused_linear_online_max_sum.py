@@ -135,8 +135,9 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         blocks = vp.row_blocks(m, n)
         lanes = vp.lanes(blocks)
 
-        def walk(lane):
-            """Every chunk of lane `lane`'s row blocks, chunk by chunk: a row's statistics follow the vocabulary."""
+        def walk(lane, meet):
+            """Every chunk of lane `lane`'s row blocks, chunk by chunk: a row's statistics follow the vocabulary
+            (and are its own: the lanes never need to meet)."""
             weight, tile, scratch = s["weight"][lane], s["logits"][lane], s["round"][lane]
             for c0 in range(0, n, chunk):
                 c1 = min(n, c0 + chunk)
