@@ -75,6 +75,29 @@ def test_online_step_on_a_full_tile_is_bit_identical():
     assert_same_bits(ours_sum, ref_sum)
 
 
+@pytest.mark.parametrize("half", [None, BF16], ids=["fp32", "bf16"])
+@pytest.mark.parametrize("columns", WIDTHS + [129, 300, 511])
+def test_online_step_on_rows_without_special_values_is_bit_identical(columns, half):
+    """Rows of finite logits spanning less than 87 take the kernel's one pass of exps summed as made; rows
+    with a logit 86 to 88 below the maximum sit on either side of that pass's bound. Both give the bits."""
+    rows = 40
+    rng = np.random.default_rng(columns)
+    ours = (rng.standard_normal((rows, columns)) * rng.uniform(0.1, 12, (rows, 1))).astype(np.float32)
+    edge = rng.integers(0, columns, rows)
+    ours[np.arange(rows), edge] = ours.max(axis=1) - rng.uniform(86, 88, rows).astype(np.float32)
+    ours[::7] = np.abs(ours[::7])   # and rows whose smallest logit is +0 or more
+    scratch = rounding_scratch(ours.size)
+    reference = ours.copy() if half is None else _rounded(ours.copy(), half, scratch)
+    for first in (True, False):
+        ours_max, ours_sum = running(rows, columns, first)
+        ref_max, ref_sum = ours_max.copy(), ours_sum.copy()
+        vp.online_step(ours, ours_max, ours_sum, half, scratch)
+        vp.online_statistics(reference, ref_max, ref_sum)
+        assert_same_bits(ours, reference)
+        assert_same_bits(ours_max, ref_max)
+        assert_same_bits(ours_sum, ref_sum)
+
+
 def test_online_maximum_of_a_zero_row_is_plus_zero():
     """Whichever zero the max reduction keeps, the running maximum holds +0 (the kernel adds +0 as the
     reference does); the sum counts every exp(0) = 1."""

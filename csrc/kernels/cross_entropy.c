@@ -13,26 +13,100 @@
 #include "rounding.h"
 
 DEFINE_MAXIMA(float, int32_t, F32)
+typedef uint32_t lane_bits __attribute__((vector_size(MAXIMA_BYTES)));
 
+/* A row's logits rounded to bf16 in place (when `round_bf16`) and its largest (NaN when any is) and smallest
+ * values, in one pass. */
+INLINE void round_and_extremes(float *row, int64_t n, int round_bf16, float *largest, float *smallest)
+{
+    lanes_F32 high, low;
+    lane_masks_F32 nan = {0};
+    for (int k = 0; k < LANE_COUNT_F32; k++)
+        high[k] = *largest, low[k] = *smallest;
+    const int64_t whole = n - n % LANE_COUNT_F32;
+    for (int64_t j = 0; j < whole; j += LANE_COUNT_F32) {
+        lanes_F32 v;
+        memcpy(&v, row + j, sizeof v);
+        if (round_bf16) { /* opemu_round_bf16's steps, lane by lane */
+            lane_bits bits = (lane_bits)v;
+            bits = (bits + (0x7FFFu + ((bits >> 16) & 1u))) & 0xFFFF0000u;
+            v = (lanes_F32)bits;
+            memcpy(row + j, &v, sizeof v);
+        }
+        larger_lanes_F32(&high, &v, &nan);
+        const lane_masks_F32 below = v < low;
+        low = (lanes_F32)((below & (lane_masks_F32)v) | (~below & (lane_masks_F32)low));
+    }
+    for (int k = 0; k < LANE_COUNT_F32; k++) {
+        *largest = larger_F32(*largest, nan[k] ? __builtin_nanf("") : high[k]);
+        *smallest = low[k] < *smallest ? low[k] : *smallest;
+    }
+    for (int64_t j = whole; j < n; j++) {
+        if (round_bf16)
+            row[j] = opemu_round_bf16(row[j]);
+        *largest = larger_F32(*largest, row[j]);
+        *smallest = row[j] < *smallest ? row[j] : *smallest;
+    }
+}
+
+/* NumPy's pairwise sum (pairwise.c) of exp(row[j] - m), each exp made as the sum takes it: exp_normal, which
+ * the caller has checked covers every row[j] - m. A leaf's eight running sums are one vector. */
+INLINE float exp_leaf(const float *row, int64_t n, float m)
+{
+    if (n < 8) {
+        float sum = 0.0f;
+        for (int64_t i = 0; i < n; i++)
+            sum += exp_normal_F32(row[i] - m);
+        return sum;
+    }
+    float r[8];
+    for (int j = 0; j < 8; j++)
+        r[j] = exp_normal_F32(row[j] - m);
+#pragma GCC unroll 4
+    for (int64_t i = 8; i < n - n % 8; i += 8)
+        for (int j = 0; j < 8; j++)
+            r[j] += exp_normal_F32(row[i + j] - m);
+    float sum = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (int64_t k = n - n % 8; k < n; k++)
+        sum += exp_normal_F32(row[k] - m);
+    return sum;
+}
+
+VECTOR_CLONES static float exp_node(const float *row, int64_t n, float m)
+{
+    if (n <= 128)
+        return exp_leaf(row, n, m);
+    int64_t half = n / 2;
+    half -= half % 8;
+    return exp_node(row, half, m) + exp_node(row + half, n - half, m);
+}
+
+/* Two passes a row where the reference makes six: rounding with the extremes, then the exps summed as they
+ * are made. A row where exp_normal does not cover every logit - m (NaN, infinities, a span past 87) takes
+ * the reference's steps through e[]. */
 VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
                                       float *running_max, float *running_sum)
 {
     float e[OPEMU_EPILOGUE_COLUMNS];
     for (int64_t r = 0; r < rows; r++) {
         float *row = logits + r * ld;
-        if (round_bf16)
-            for (int64_t j = 0; j < columns; j++)
-                row[j] = opemu_round_bf16(row[j]);
         const float previous = running_max[r];
-        const float m = row_max_F32(row, columns, previous) + 0.0f;
-        for (int64_t j = 0; j < columns; j++)
-            e[j] = row[j] - m;
-        exps_F32(e, e, columns);
+        float largest = previous, smallest = __builtin_inff();
+        round_and_extremes(row, columns, round_bf16, &largest, &smallest);
+        const float m = largest + 0.0f;
+        float sum;
+        if (exp_normal_covers_F32(smallest - m, 0.0f))
+            sum = exp_node(row, columns, m);
+        else {
+            for (int64_t j = 0; j < columns; j++)
+                e[j] = row[j] - m;
+            exps_F32(e, e, columns);
+            sum = opemu_pairwise_float(e, columns);
+        }
         float rescale = previous - m;
         exps_F32(&rescale, &rescale, 1);
-        const float sum = 0.0f + opemu_pairwise_float(e, columns);
         const float kept = running_sum[r] * rescale;
-        running_sum[r] = kept + sum;
+        running_sum[r] = kept + (0.0f + sum);
         running_max[r] = m;
     }
 }

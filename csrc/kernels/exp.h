@@ -74,12 +74,17 @@ static const double EXP_TAYLOR_F64[] = {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.
         T k, p = exp_core_##SUFFIX(x, &k);                                                                \
         return p * power_of_two_##SUFFIX((int32_t)k);                                                     \
     }                                                                                                     \
+    /* whether exp_normal gives exp's bits for every x in [lo, hi] (false when either is NaN) */          \
+    INLINE int exp_normal_covers_##SUFFIX(T lo, T hi)                                                     \
+    {                                                                                                     \
+        return (lo >= (T)(NORMAL_LO)) & (hi <= (T)(NORMAL_HI));                                           \
+    }                                                                                                     \
     /* e = exp(x) of n elements (a chunk: x is read twice): exp_normal's shorter loop when all allow it */ \
     INLINE void exps_##SUFFIX(const T *x, T *e, int64_t n)                                                \
     {                                                                                                     \
         int normal = 1;                                                                                   \
         for (int64_t i = 0; i < n; i++)                                                                   \
-            normal &= (x[i] >= (T)(NORMAL_LO)) & (x[i] <= (T)(NORMAL_HI));                                \
+            normal &= exp_normal_covers_##SUFFIX(x[i], x[i]);                                             \
         if (normal)                                                                                       \
             for (int64_t i = 0; i < n; i++)                                                               \
                 e[i] = exp_normal_##SUFFIX(x[i]);                                                         \
