@@ -120,6 +120,10 @@ int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, in
     return 0;
 }
 
+/* A softmax tile is a short run (a chunk's 2 KiB) a row of the whole BT x V matrix apart: too short for the
+ * hardware's stream prefetch, so each row asks for the one this many rows ahead. */
+enum { SOFTMAX_AHEAD = 2 };
+
 /* the `softmax_given` and `round_bf16` choices made once per call, the loops below specialised for each */
 INLINE void gradient_rows(int softmax_given, int round_bf16, float *g, int64_t rows, int64_t columns, int64_t ld,
                           const float *softmax, int64_t softmax_ld, const float *maximum, const float *reciprocal,
@@ -127,8 +131,12 @@ INLINE void gradient_rows(int softmax_given, int round_bf16, float *g, int64_t r
 {
     for (int64_t r = 0; r < rows; r++) {
         float *row = g + r * ld;
-        if (softmax_given)
+        if (softmax_given) {
+            if (r + SOFTMAX_AHEAD < rows)
+                for (int64_t j = 0; j < columns; j += 16)
+                    __builtin_prefetch(softmax + (r + SOFTMAX_AHEAD) * softmax_ld + j);
             memcpy(row, softmax + r * softmax_ld, (size_t)columns * sizeof(float));
+        }
         else {
             const float m = maximum[r], scale = reciprocal[r];
             for (int64_t j = 0; j < columns; j++)
