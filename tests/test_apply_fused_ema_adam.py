@@ -247,6 +247,14 @@ def test_step_must_be_int64():
     assert "step(DT_INT32, ND)" in recent_error()
 
 
+def test_step_with_a_negative_dim_is_param_invalid():
+    """Only step's first element is read, but a negative dim is refused as for every tensor (the fuzz suite's
+    finding: the read-one-element view had hidden it)."""
+    step = DeviceTensor(np.array([1], np.int64), shape=(-1,), strides=(1,))
+    assert check(tensors(step=step)) == INVALID
+    assert "Tensor step has a negative dim, stride or offset" in recent_error()
+
+
 def test_private_format_is_param_invalid():
     t = tensors()
     dims = (ctypes.c_int64 * 2)(2, 3)
