@@ -433,6 +433,10 @@ def _execute_entry(ffi, lib):
         except status.VendorError as error:
             _report(lib, error.code, str(error))
             return error.code
+        except MemoryError as error:   # the kernel's temporaries did not fit the host: an allocation failure
+            code = status.ACL["ACL_ERROR_RT_MEMORY_ALLOCATION"]
+            _report(lib, code, "%s: host memory exhausted while running the kernel: %s" % (op.name, error))
+            return code
         finally:
             if not executor.repeatable:
                 _release(plan_id)
