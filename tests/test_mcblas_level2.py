@@ -34,6 +34,18 @@ def test_gemv(handle, letter, trans):
     close(read_vector(dy, rows, incy), alpha * op(a, trans) @ x + beta * y, letter, scale=4)
 
 
+@pytest.mark.parametrize("stride", [2 ** 62, -(2 ** 62)], ids=["huge", "negative"])
+def test_gemv_strided_batched_of_one_batch_never_applies_the_strides(handle, stride):
+    """batchCount 1: the strides are never applied, so any value computes as gemv does (the fuzz suite's
+    finding: strideY 2^62 overflowed the batch view into an internal error)."""
+    a, x, y = random((3, 2), "D", 6), random(2, "D", 7), random(3, "D", 8)
+    da, dx, dy = matrix(a, TYPES["D"]), vector(x, TYPES["D"]), vector(y, TYPES["D"])
+    assert call("mcblasDgemvStridedBatched", handle, OP_N, 3, 2, host(2.0, "D"), da.pointer, 3, c_longlong(stride),
+                dx.pointer, 1, c_longlong(stride), host(-1.0, "D"), dy.pointer, 1, c_longlong(stride), 1) == SUCCESS, \
+        recent_error()
+    close(read_vector(dy, 3, 1), 2 * a @ x - y, "D", scale=4)
+
+
 def test_gemv_with_beta_zero_does_not_read_y(handle):
     a, x = random((3, 3), "S", 4), random(3, "S", 5)
     dy = vector(np.full(3, np.nan), TYPES["S"])

@@ -181,6 +181,8 @@ def batch_of(pointer, geometry, count, stride):
     """Geometry of `count` copies of `geometry` `stride` elements apart (strided batched routines)."""
     shape, dtype, offset, strides, span = geometry
     item = dtype.itemsize
+    if count == 1:
+        stride = 0   # never applied to one copy, whatever its size or sign (a stride of 2^62 overflowed the view)
     if count <= 0 or span == 0:
         return pointer, ((max(count, 0),) + shape, dtype, offset, (stride * item,) + strides, 0)
     if stride < 0:
