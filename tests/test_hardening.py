@@ -207,10 +207,10 @@ def _tensor(dtype, shape):
     # EMA-Adam reads one element of step, but a step of a negative dim is refused as any tensor is (it was accepted)
     ("aclnnApplyFusedEmaAdam", [_tensor(0, [8])] * 5 + [_tensor(9, [-1]), 1e-3, 0.999, 0.9, 0.999, 1e-8, 0, True,
                                                         0.0], PARAM_INVALID, 0),
-    # an in-place op on a zero-stride self of 2^48 elements: NumPy copies the operand that overlaps the output,
-    # which no host holds; a memory allocation error, not an internal one (2^48: past any address space)
-    ("aclnnInplaceMuls", [dict(_tensor(0, [2 ** 46, 4]), strides=[0, 0]), {"scalar": 1.0, "dtype": 0}], 0,
-     MEMORY_ALLOCATION),
+    # in-place ops on a zero-stride self of 2^32 and 2^48 elements of one float: each location computed once
+    # (NumPy had copied the operand that overlaps the output at its logical size: a hang, a MemoryError)
+    ("aclnnInplaceRelu", [dict(_tensor(0, [2, 2 ** 31 - 1]), strides=[0, 0])], 0, 0),
+    ("aclnnInplaceMuls", [dict(_tensor(0, [2 ** 46, 4]), strides=[0, 0]), {"scalar": 1.0, "dtype": 0}], 0, 0),
 ])
 def test_fuzz_findings_get_the_documented_status(op, args, phase1, phase2):
     """Found by the fuzz suite's generic seeds (each was an internal error or a false success)."""
@@ -218,3 +218,41 @@ def test_fuzz_findings_get_the_documented_status(op, args, phase1, phase2):
     result, violations = fuzz_worker.run_aclnn({"family": "aclnn", "op": op, "args": args})
     assert violations == [] and result["phase1"] == phase1
     assert result.get("phase2", 0) == phase2
+
+
+def test_an_inplace_op_on_a_self_that_repeats_its_elements_computes_each_once():
+    """A 1000 x 4 view of 4 floats (row stride 0) times 2: each float doubled once, as every one of the 1000
+    writes to it leaves it."""
+    from acl_args import scalar
+    self = acl.DeviceTensor(np.array([1, -2, 3, -4], np.float32), shape=(1000, 4), strides=(0, 1))
+    assert acl.run_two_phase("aclnnInplaceMuls", ctypes.c_void_p(self.handle), scalar(2.0, np.float32)) == (0, 0, 0)
+    assert self.storage().tolist() == [2, -4, 6, -8]
+
+
+def test_an_out_that_repeats_its_elements_keeps_the_last_write_of_a_row_major_walk():
+    """out's three rows are one row of memory (stride 0): the rows of self + other compete for it, and the
+    last row's sums are what a row-major walk of the writes leaves."""
+    from acl_args import scalar
+    x = acl.DeviceTensor(np.arange(6, dtype=np.float32).reshape(3, 2))
+    other = acl.DeviceTensor(np.array([10, 20], np.float32))
+    out = acl.DeviceTensor(np.zeros(2, np.float32), shape=(3, 2), strides=(0, 1))
+    assert acl.run_two_phase("aclnnAdd", *(ctypes.c_void_p(t.handle) for t in (x, other)), scalar(1.0, np.float32),
+                             ctypes.c_void_p(out.handle)) == (0, 0, 0)
+    assert out.storage().tolist() == [14, 25]
+
+
+
+def test_host_memory_exhausted_in_a_kernel_is_a_memory_allocation_error(monkeypatch):
+    """A kernel whose temporaries do not fit the host: the runtime's allocation error and a message, as the
+    vendor's app meets it when the workspace for the same temporaries cannot be allocated."""
+    from opemu import ops
+    from opemu.core.op import OPS
+
+    def exhausted(self, a, v, workspace):
+        raise MemoryError("Unable to allocate 32.0 GiB")
+    ops.load_all()
+    self = acl.DeviceTensor(np.ones(4, np.float32))
+    monkeypatch.setattr(type(OPS["aclnnInplaceRelu"]), "compute", exhausted)
+    monkeypatch.setattr(type(OPS["aclnnInplaceRelu"]), "prepare", lambda self, a, v: None)
+    assert acl.run_two_phase("aclnnInplaceRelu", ctypes.c_void_p(self.handle))[1] == MEMORY_ALLOCATION
+    assert "host memory exhausted while running the kernel: Unable to allocate 32.0 GiB" in acl.recent_error()

@@ -97,12 +97,16 @@ class Elementwise(AclnnOp):
         if a.empty:
             return
         target = v[self.target]
+        once = _one_write_per_location(target)
+        if once is not None:
+            target = target[once]
         ct = P.compute_type(a.result_dtype)
         args = []
         for name, kind in self.params:
             value = getattr(a, name)
             if kind == "T":
-                args.append(P.as_compute(v[name], ct))
+                operand = v[name] if once is None else np.broadcast_to(v[name], v[self.target].shape)[once]
+                args.append(P.as_compute(operand, ct))
             elif kind == "S":
                 args.append(None if value is None else value.as_type(ct))
             else:
@@ -111,6 +115,17 @@ class Elementwise(AclnnOp):
             self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
             return
         P.store(target, self.kernel(*args))
+
+
+def _one_write_per_location(target):
+    """For a target that repeats locations (a dim of stride 0), the index keeping the last element along each
+    such dim, or None. The device writes every element, so a location holds the last write of a row-major
+    walk; computing all of them would make NumPy copy the operands that overlap the output at their logical
+    size, which a zero-stride description only pretends is there (fuzz findings: 2^32 elements of one float)."""
+    repeated = [n > 1 and s == 0 for n, s in zip(target.shape, target.strides)]
+    if not any(repeated):
+        return None
+    return tuple(slice(-1, None) if r else slice(None) for r in repeated)
 
 
 def make(name, params, kernel, in_dtypes, target="out", **fields):
