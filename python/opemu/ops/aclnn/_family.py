@@ -70,6 +70,7 @@ class Elementwise(AclnnOp):
         else:
             P.out_shape_is(target, shape)
         a.empty = target.is_empty()
+        a.once = _one_write_per_location(target.shape, target.strides)
 
     def check_attributes(self, a):
         """Row-specific attribute checks (after the nulls)."""
@@ -96,8 +97,7 @@ class Elementwise(AclnnOp):
     def compute(self, a, v, workspace):
         if a.empty:
             return
-        target = v[self.target]
-        once = _one_write_per_location(target)
+        target, once = v[self.target], a.once
         if once is not None:
             target = target[once]
         ct = P.compute_type(a.result_dtype)
@@ -117,12 +117,12 @@ class Elementwise(AclnnOp):
         P.store(target, self.kernel(*args))
 
 
-def _one_write_per_location(target):
+def _one_write_per_location(shape, strides):
     """For a target that repeats locations (a dim of stride 0), the index keeping the last element along each
     such dim, or None. The device writes every element, so a location holds the last write of a row-major
     walk; computing all of them would make NumPy copy the operands that overlap the output at their logical
     size, which a zero-stride description only pretends is there (fuzz findings: 2^32 elements of one float)."""
-    repeated = [n > 1 and s == 0 for n, s in zip(target.shape, target.strides)]
+    repeated = [n > 1 and s == 0 for n, s in zip(shape, strides)]
     if not any(repeated):
         return None
     return tuple(slice(-1, None) if r else slice(None) for r in repeated)
