@@ -13,7 +13,6 @@
 #include "rounding.h"
 
 DEFINE_MAXIMA(float, int32_t, F32)
-typedef uint32_t lane_bits __attribute__((vector_size(MAXIMA_BYTES)));
 
 /* A row's logits rounded to bf16 in place (when `round_bf16`) and its largest (NaN when any is) and smallest
  * values, in one pass. */
@@ -27,10 +26,9 @@ INLINE void round_and_extremes(float *row, int64_t n, int round_bf16, float *lar
     for (int64_t j = 0; j < whole; j += LANE_COUNT_F32) {
         lanes_F32 v;
         memcpy(&v, row + j, sizeof v);
-        if (round_bf16) { /* opemu_round_bf16's steps, lane by lane */
-            lane_bits bits = (lane_bits)v;
-            bits = (bits + (0x7FFFu + ((bits >> 16) & 1u))) & 0xFFFF0000u;
-            v = (lanes_F32)bits;
+        if (round_bf16) {
+            for (int k = 0; k < LANE_COUNT_F32; k++)
+                v[k] = opemu_round_bf16(v[k]);
             memcpy(row + j, &v, sizeof v);
         }
         larger_lanes_F32(&high, &v, &nan);
