@@ -257,8 +257,8 @@ class _Phase1:
         a = Args(values)
         try:
             op.check(a)
-            for name in op.inputs + op.outputs:
-                for k, desc in _tensors_of(getattr(a, name)):
+            for name in op.inputs + op.outputs:   # as the app described them (a check may narrow a view)
+                for k, desc in _tensors_of(values[name]):
                     checks.layout_supported(name if k is None else "%s[%d]" % (name, k), desc)
             nbytes = op.workspace(a)
         except status.VendorError as error:
