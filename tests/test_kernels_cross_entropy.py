@@ -1,7 +1,8 @@
-"""The vocab-parallel cross-entropy epilogues (csrc/kernels/cross_entropy.c) against their NumPy references
-(ops/aclnn/_vocab_parallel.py online_statistics, gradient_reference): the same bits on random and special
-values, odd widths, row pitches wider than the tile, bf16 and fp16 rounding, and the operators whole with
-the kernels and with the references alone."""
+"""The vocab-parallel cross-entropy epilogues (csrc/kernels/cross_entropy.c) and weight-chunk widening
+(csrc/kernels/transpose.c) against their NumPy references (ops/aclnn/_vocab_parallel.py online_statistics,
+gradient_reference, to_f32_transposed): the same bits on random and special values, odd widths, row pitches
+wider than the tile, bf16 and fp16 rounding, and the operators whole with the kernels and with the
+references alone."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -34,6 +35,25 @@ def running(rows, seed, first):
 
 def rounding_scratch(size):
     return np.empty(size, np.uint32)
+
+
+@pytest.mark.parametrize("half", [BF16, FP16], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("shape", [(256, 256), (48, 16), (17, 33), (1, 5), (100, 300)])
+@pytest.mark.parametrize("strided", [False, True], ids=["dense", "strided rows, wider target pitch"])
+def test_weight_chunk_widened_transposed_is_bit_identical(half, shape, strided):
+    """to_f32_transposed's kernel (csrc/kernels/transpose.c) against NumPy's cast through the transposed view:
+    256 × 256 holds every bit pattern once (NaN payloads, subnormals, ±0, ±inf); 48 × 16 is whole 16 × 16
+    tiles, the others leave edges."""
+    rows, columns = shape
+    bits = np.arange(65536, dtype=np.uint16) if shape == (256, 256) else \
+        np.random.default_rng(rows * columns).integers(0, 65536, rows * (columns + 3), dtype=np.uint16)
+    source = bits.view(half).reshape(rows, -1)
+    source = source[:, 3:] if strided else source
+    target = np.full((source.shape[1], rows + (7 if strided else 0)), 7, np.float32)[:, :rows]
+    reference = np.empty_like(target)
+    np.copyto(reference.T, source, casting="unsafe")
+    assert vp.to_f32_transposed(source, target) is target
+    assert np.array_equal(target.view(np.uint32), reference.view(np.uint32))
 
 
 @pytest.mark.parametrize("first", [True, False], ids=["first tile", "later tile"])

@@ -225,6 +225,11 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
 int opemu_kernel_transpose(int size, int64_t planes, int64_t rows, int64_t cols, const void *src, int64_t src_plane,
                            int64_t src_row, int64_t src_col, void *dst, int64_t dst_plane, int64_t dst_row);
 
+/* For r < rows, c < cols: dst[c*dst_row + r] = src[r*src_row + c] widened exactly from fp16 (dtype 1) or bf16
+ * (dtype 2) bits to fp32. src and dst must not overlap. Returns 0, or -1 for another dtype. */
+int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const void *src, int64_t src_row,
+                                  float *dst, int64_t dst_row);
+
 /* ---- row sums (csrc/kernels/pairwise.c) ----
  * out[r] = np.add.reduce of row r of x (rows rows of n floats, `stride` elements apart): NumPy's pairwise
  * sum added to +0. */

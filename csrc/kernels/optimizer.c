@@ -5,27 +5,11 @@
 #include <math.h>
 #include <string.h>
 #include "kernels.h"
+#include "widen.h"
 
 enum { K_B1, K_B2, K_EMA, K_EPS, K_LR, K_WD, K_ONE_B1, K_ONE_B2, K_ONE_EMA, K_R1, K_R2 };
 
 static uint32_t bits_of(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
-static float float_of(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
-
-/* npy_halfbits_to_floatbits */
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = h & 0x7c00u, sig = h & 0x03ffu;
-    if (exp == 0x7c00u)
-        return float_of(sign | 0x7f800000u | (sig << 13));
-    if (exp == 0) {
-        if (sig == 0)
-            return float_of(sign);
-        int shift = 0;
-        while (!(sig & 0x0400u)) { sig <<= 1; shift++; }
-        return float_of(sign | ((uint32_t)(127 - 15 - shift + 1) << 23) | ((sig & 0x03ffu) << 13));
-    }
-    return float_of(sign | (((exp >> 10) + 112u) << 23) | (sig << 13));
-}
 
 /* npy_floatbits_to_halfbits: round to nearest even, NaN keeps the top of its payload */
 static uint16_t float_to_half(float value)
@@ -52,8 +36,6 @@ static uint16_t float_to_half(float value)
         sig += 0x00001000u;
     return (uint16_t)(sign + h_exp + (sig >> 13));  /* a carry out of sig rounds up into the exponent */
 }
-
-static float bf16_to_float(uint16_t h) { return float_of((uint32_t)h << 16); }
 
 /* ml_dtypes (Eigen's float_to_bfloat16_rtne): a NaN becomes the quiet NaN of its sign */
 static uint16_t float_to_bf16(float value)
@@ -124,8 +106,8 @@ static void run_f32(int mode, const float *k, const float *restrict grad, float 
         }                                                                                                 \
     }
 
-DEFINE_HALF_RUN(run_f16, half_to_float, float_to_half)
-DEFINE_HALF_RUN(run_bf16, bf16_to_float, float_to_bf16)
+DEFINE_HALF_RUN(run_f16, opemu_half_to_float, float_to_half)
+DEFINE_HALF_RUN(run_bf16, opemu_bf16_to_float, float_to_bf16)
 
 int opemu_kernel_ema_adam(int dtype, int mode, const void *constants, const void *grad, void *var, void *m,
                           void *v, void *s, int64_t n)

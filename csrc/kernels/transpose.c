@@ -1,7 +1,11 @@
-/* A strided copy that transposes, in cache-sized tiles (python/opemu/ops/mcdnn/conv_kernel.py,
- * _place_transposed: dy laid out positions by channels for the filter gradient). NumPy's copy walks one
- * side with a large stride and runs about a quarter as fast. A copy: the bits are the source's. */
+/* Strided copies that transpose, in cache-sized tiles: dy laid out positions by channels for the filter
+ * gradient (python/opemu/ops/mcdnn/conv_kernel.py, _place_transposed), and a half-precision weight chunk
+ * widened to fp32 with H as its rows (python/opemu/ops/aclnn/_vocab_parallel.py, to_f32_transposed). NumPy's
+ * copy walks one side with a large stride and runs a quarter (a twentieth, casting) as fast. Copies: the
+ * bits are the source's, widened exactly. */
 #include "kernels.h"
+#include "widen.h"
+#include <immintrin.h>
 
 #define TILE 16
 
@@ -33,5 +37,73 @@ int opemu_kernel_transpose(int size, int64_t planes, int64_t rows, int64_t cols,
                       dst_row);
     else
         return -1;
+    return 0;
+}
+
+#define WIDEN_TILE 16
+
+/* dst's columns c0..c1 (rows of the source) from source rows r0..r1, one element at a time */
+#define DEFINE_WIDEN_BLOCK(SUFFIX, WIDEN)                                                                 \
+    static void widen_block_##SUFFIX(const uint16_t *src, int64_t src_row, float *dst, int64_t dst_row,     \
+                                     int64_t r0, int64_t r1, int64_t c0, int64_t c1)                       \
+    {                                                                                                     \
+        for (int64_t c = c0; c < c1; c++)                                                                 \
+            for (int64_t r = r0; r < r1; r++)                                                             \
+                dst[c * dst_row + r] = WIDEN(src[r * src_row + c]);                                       \
+    }
+
+DEFINE_WIDEN_BLOCK(F16, opemu_half_to_float)
+DEFINE_WIDEN_BLOCK(BF16, opemu_bf16_to_float)
+
+/* A 16 × 16 bf16 tile: each row widened in a register (the bits moved up by 16), then transposed in
+ * registers: 32-bit and 64-bit unpacks give each 128-bit lane a column's four rows; two rounds of lane
+ * shuffles gather a column's four lanes. */
+__attribute__((target("avx512f"))) static void widen_tile_bf16(const uint16_t *src, int64_t src_row, float *dst,
+                                                              int64_t dst_row)
+{
+    __m512i r[16], t[16], u[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(src + i * src_row))),
+                                 16);
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int g = 0; g < 4; g++) {   /* u[4k + g]: columns 4L + k (lane L) of rows 4g..4g+3 */
+        __m512i a = t[4 * g], b = t[4 * g + 1], c = t[4 * g + 2], d = t[4 * g + 3];
+        u[g] = _mm512_unpacklo_epi64(a, c);
+        u[4 + g] = _mm512_unpackhi_epi64(a, c);
+        u[8 + g] = _mm512_unpacklo_epi64(b, d);
+        u[12 + g] = _mm512_unpackhi_epi64(b, d);
+    }
+    for (int k = 0; k < 4; k++) {
+        __m512i p = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0x44), q = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0xEE);
+        __m512i rr = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0x44);
+        __m512i ss = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0xEE);
+        _mm512_storeu_si512(dst + (0 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0x88));
+        _mm512_storeu_si512(dst + (4 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0xDD));
+        _mm512_storeu_si512(dst + (8 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0x88));
+        _mm512_storeu_si512(dst + (12 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0xDD));
+    }
+}
+
+int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const void *src, int64_t src_row,
+                                  float *dst, int64_t dst_row)
+{
+    const uint16_t *s = src;
+    if (dtype != 1 && dtype != 2)
+        return -1;
+    int tiles = dtype == 2 && __builtin_cpu_supports("avx512f");
+    for (int64_t r0 = 0; r0 < rows; r0 += WIDEN_TILE)
+        for (int64_t c0 = 0; c0 < cols; c0 += WIDEN_TILE) {
+            int64_t r1 = r0 + WIDEN_TILE < rows ? r0 + WIDEN_TILE : rows;
+            int64_t c1 = c0 + WIDEN_TILE < cols ? c0 + WIDEN_TILE : cols;
+            if (tiles && r1 - r0 == WIDEN_TILE && c1 - c0 == WIDEN_TILE)
+                widen_tile_bf16(s + r0 * src_row + c0, src_row, dst + c0 * dst_row + r0, dst_row);
+            else if (dtype == 2)
+                widen_block_BF16(s, src_row, dst, dst_row, r0, r1, c0, c1);
+            else
+                widen_block_F16(s, src_row, dst, dst_row, r0, r1, c0, c1);
+        }
     return 0;
 }

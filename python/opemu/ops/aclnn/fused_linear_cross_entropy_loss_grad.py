@@ -14,15 +14,16 @@ input in place as scratch; opemu leaves it intact (the reference allows either).
 
 Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
 columns, by every core at once, each core with its own row blocks (_vocab_parallel.by_lanes):
-    the cores convert the weight chunk to fp32, half each; meet;
+    the cores convert the weight chunk to fp32, half each, laid out H × chunk (_vocab_parallel.to_f32_transposed
+    says why); meet;
     each makes G for its row blocks (the logits GEMM in memory-saving mode, then the elementwise steps
     as one C pass per row, _vocab_parallel.gradient_tile) and adds G @ weight into its rows of the fp32
     input gradient through BLAS's own beta = 1 (no partial-product buffer); meet;
     each makes half the chunk's columns of weightGrad = Gᵀ @ input, over all rows at once (fixed
     halves: the bits do not depend on the thread count), and rounds them into weightGradOut.
 Every scratch buffer lives in the workspace phase 1 sizes from (BT, V, H):
-    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk and weightGrad chunk VOCAB_CHUNK×H
-    each (fp32), G BT×VOCAB_CHUNK, and a SLAB_ROWS × VOCAB_CHUNK rounding scratch per core.
+    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk H×VOCAB_CHUNK and weightGrad chunk
+    VOCAB_CHUNK×H (fp32), G BT×VOCAB_CHUNK, and a SLAB_ROWS × VOCAB_CHUNK rounding scratch per core.
 Accumulation follows that fixed order, so results are deterministic.
 """
 import numpy as np
@@ -107,7 +108,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         blocks = vp.row_blocks(bt, v)
         lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
         return (Layout().add("input", (bt, h), np.float32).add("input_grad", (bt, h), np.float32)
-                .add("weight", (chunk, h), np.float32).add("weight_grad", (chunk, h), np.float32)
+                .add("weight", (h, chunk), np.float32).add("weight_grad", (chunk, h), np.float32)
                 .add("g", (bt, chunk), np.float32)
                 .add("round", (lanes, min(rows, vp.SLAB_ROWS) * chunk), rounding.scratch_dtype(dtype)))
 
@@ -140,20 +141,20 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
             every lane's G is whole, its share of the chunk's dw = Gᵀ @ input (over all rows at once)."""
             for c0 in range(0, vocab, chunk):
                 c1 = min(vocab, c0 + chunk)
-                w, shares = s["weight"][:c1 - c0], vp.halves(c1 - c0)[lane::lanes]
+                w, shares = s["weight"][:, :c1 - c0], vp.halves(c1 - c0)[lane::lanes]   # w: H × chunk
                 for p0, p1 in shares:
-                    vp.to_f32(v["weight"][c0 + p0:c0 + p1], w[p0:p1])
+                    vp.to_f32_transposed(v["weight"][c0 + p0:c0 + p1], w[:, p0:p1])
                 meet()   # w whole; and every lane is done with the previous chunk's G
                 for r0, r1 in blocks[lane::lanes]:
                     g = s["g"][r0:r1, :c1 - c0]
                     if softmax is None:
-                        blas.product(g, x[r0:r1], w.T)
+                        blas.product(g, x[r0:r1], w)
                     vp.gradient_tile(g, None if softmax is None else softmax[r0:r1, c0:c1],
                                      None if row_max is None else row_max[r0:r1],
                                      None if reciprocal is None else reciprocal[r0:r1],
                                      vp.tile_targets(target_rows, target_columns, r0, r1, c0, c1), grad[r0:r1],
                                      half, s["round"][lane])
-                    blas.product(dx[r0:r1], g, w, accumulate=True)
+                    blas.product(dx[r0:r1], g, w.T, accumulate=True)
                 meet()   # G whole
                 for p0, p1 in shares:
                     dw = s["weight_grad"][p0:p1]

@@ -28,7 +28,7 @@ nothing is BT×V unless vocabParallelLogitsOutOptional is requested.
 """
 import numpy as np
 
-from opemu.core import checks, dtypes, rounding, status
+from opemu.core import blas, checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp
 from opemu.core.workspace import Layout
 from opemu.ops.aclnn import _products, _vocab_parallel as vp
@@ -98,7 +98,7 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         chunk = vp.tile(m, n)[0]
         blocks = vp.row_blocks(m, n)
         lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
-        return (Layout().add("input", (m, h), np.float32).add("weight", (lanes, chunk, h), np.float32)
+        return (Layout().add("input", (m, h), np.float32).add("weight", (lanes, h, chunk), np.float32)
                 .add("logits", (lanes, rows * chunk), np.float32)
                 .add("round", (lanes, rows * chunk), rounding.scratch_dtype(dtype)))
 
@@ -141,10 +141,10 @@ class FusedLinearOnlineMaxSum(AclnnOp):
             weight, tile, scratch = s["weight"][lane], s["logits"][lane], s["round"][lane]
             for c0 in range(0, n, chunk):
                 c1 = min(n, c0 + chunk)
-                w = vp.to_f32(v["weight"][c0:c1], weight[:c1 - c0])
+                w = vp.to_f32_transposed(v["weight"][c0:c1], weight[:, :c1 - c0])
                 for r0, r1 in blocks[lane::lanes]:
                     logits = tile[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                    np.matmul(x[r0:r1], w.T, out=logits)
+                    blas.product(logits, x[r0:r1], w)
                     vp.online_step(logits, running_max[r0:r1], running_sum[r0:r1], half if rounded else None, scratch)
                     if vpl is not None:
                         np.copyto(vpl[r0:r1, c0:c1], logits, casting="unsafe")
