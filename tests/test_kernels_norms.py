@@ -1,9 +1,12 @@
 """The LayerNorm/RmsNorm row kernel (csrc/kernels/norms.c) gives its NumPy reference's bits: means by NumPy's
-row sums, every step rounded in fp32 where the reference's separate passes round."""
+row sums, every step rounded in fp32 where the reference's separate passes round. The row sums
+(csrc/kernels/pairwise.c) give NumPy's on one thread and shared among the C pool's (csrc/kernels/pool.c)."""
+import os
+
 import numpy as np
 import pytest
 
-from opemu.core import kernels
+from opemu.core import kernels, parallel
 from opemu.ops.aclnn import _rowwise, norms
 
 pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
@@ -68,3 +71,36 @@ def test_row_sums_are_numpys(rows, cols, specials, monkeypatch):
     window = block[:, 1:1 + cols]   # rows apart by more than their length
     with np.errstate(all="ignore"):
         assert _same(_rowwise.row_sums(window), np.add.reduce(window, axis=1, dtype=np.float32))
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 5])
+def test_row_sums_shared_among_the_kernel_threads_are_numpys(workers, monkeypatch):
+    """The rows cut into `workers` pieces on the C pool (csrc/kernels/pool.c), more pieces than cores too."""
+    monkeypatch.setattr(parallel, "WORKERS", workers)
+    rng = np.random.default_rng(workers)
+    block = (rng.standard_normal((1001, 301)) * 100).astype(np.float32)[:, :300]
+    block.reshape(-1)[rng.integers(0, block.size, 500)] = rng.choice(SPECIALS, 500)
+    assert parallel.c_pieces(block.size >= _rowwise.PARALLEL_MIN) == workers
+    for _ in range(3):   # the pool's workers again, awake and asleep
+        with np.errstate(all="ignore"):
+            assert _same(_rowwise.row_sums(block), np.add.reduce(block, axis=1, dtype=np.float32))
+
+
+def test_row_sums_inside_a_piece_of_the_python_pool_stay_on_its_thread():
+    block = np.arange(2 * 40000, dtype=np.float32).reshape(2, 40000)
+    seen = []
+
+    def piece(lo, hi):
+        seen.append((parallel.c_pieces(), _rowwise.row_sums(block).tolist()))
+    parallel.split(2, piece)
+    assert seen == [(1, np.add.reduce(block, axis=1).tolist())] * 2
+
+
+def test_kernel_threads_start_again_in_a_forked_child():
+    block = np.random.default_rng(0).standard_normal((512, 512)).astype(np.float32)
+    expected = np.add.reduce(block, axis=1, dtype=np.float32)
+    assert _same(_rowwise.row_sums(block), expected)   # the parent's pool is up
+    pid = os.fork()
+    if pid == 0:   # the child: its own workers, or it would wait for the parent's forever
+        os._exit(0 if _same(_rowwise.row_sums(block), expected) else 1)
+    assert os.waitpid(pid, 0)[1] == 0

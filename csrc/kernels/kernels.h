@@ -233,6 +233,13 @@ int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const v
 /* ---- row sums (csrc/kernels/pairwise.c) ----
  * out[r] = np.add.reduce of row r of x (rows rows of n floats, `stride` elements apart): NumPy's pairwise
  * sum added to +0. */
-void opemu_kernel_row_sums(int64_t rows, int64_t n, const float *x, int64_t stride, float *out);
+void opemu_kernel_row_sums(int pieces, int64_t rows, int64_t n, const float *x, int64_t stride, float *out);
+
+/* ---- kernel threads (csrc/kernels/pool.c) ----
+ * piece(job, lo, hi) over `pieces` near-equal parts of [0, count) (part i: [count*i/pieces, count*(i+1)/pieces)),
+ * part 0 on the caller, the others on the pool's workers; returns when all are done. Runs every part on the
+ * caller when the pool is busy (another caller's job, or a part that splits again) or no thread can start. */
+typedef void (*opemu_piece)(const void *job, int64_t lo, int64_t hi);
+void opemu_pool_split(int pieces, int64_t count, opemu_piece piece, const void *job);
 
 #endif

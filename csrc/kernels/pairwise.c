@@ -85,8 +85,21 @@ DEFINE_PAIRWISE(opemu_pairwise_double, double)
  * 1.6 ms; eight rows walked together with software prefetch 2.6 ms (2.3 without the prefetch), sibling
  * leaves together 2.9 ms, a row's eight leaves of a 1024-term node together 2.9 ms: more streams than
  * one per core slowed every walk that had them, where an earlier host's needed them to hide latency. */
-void opemu_kernel_row_sums(int64_t rows, int64_t n, const float *x, int64_t stride, float *out)
+struct row_sums_job {
+    int64_t n, stride;
+    const float *x;
+    float *out;
+};
+
+static void row_sums_piece(const void *job, int64_t lo, int64_t hi)
 {
-    for (int64_t r = 0; r < rows; r++)
-        out[r] = 0.0f + opemu_pairwise_float_node(x + r * stride, n, 0);
+    const struct row_sums_job *j = job;
+    for (int64_t r = lo; r < hi; r++)
+        j->out[r] = 0.0f + opemu_pairwise_float_node(j->x + r * j->stride, j->n, 0);
+}
+
+void opemu_kernel_row_sums(int pieces, int64_t rows, int64_t n, const float *x, int64_t stride, float *out)
+{
+    struct row_sums_job job = {n, stride, x, out};
+    opemu_pool_split(pieces, rows, row_sums_piece, &job);
 }

@@ -78,6 +78,12 @@ def split(count, function, worth=True):
     _wait([_executor().submit(_piece, function, bounds[i], bounds[i + 1]) for i in range(workers)])
 
 
+def c_pieces(worth=True):
+    """How many pieces a C kernel that splits itself on the C pool (csrc/kernels/pool.c) should make: one per
+    worker when `worth` it, one inside a piece of this pool (its siblings have the other cores)."""
+    return WORKERS if worth and not _nested() else 1
+
+
 def run(function, jobs, parallel=True):
     """function(*job) for every job; jobs are dealt round-robin to the workers (neighbouring jobs
     cost about the same)."""

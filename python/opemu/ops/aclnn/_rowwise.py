@@ -68,15 +68,22 @@ def scratch(rows, cols, slot=0):
 ROW_SUMS_MIN = 1 << 14   # elements below which NumPy's call costs less than the kernel's
 
 
+def sums_in_c(block):
+    """Whether row_sums gives an fp32 block to the C kernel (else NumPy's reduction, on the calling thread)."""
+    return (block.size >= ROW_SUMS_MIN and kernels.lib() is not None and block.strides[1] == block.itemsize
+            and block.strides[0] >= 0 and block.strides[0] % block.itemsize == 0)
+
+
 def row_sums(block):
     """np.add.reduce(block, axis=1) of an fp32 block: NumPy's pairwise sums, which the C kernels reproduce
-    (csrc/kernels/pairwise.c, one stream a row; norms.c fused with the norms)."""
-    lib = kernels.lib() if block.size >= ROW_SUMS_MIN else None
-    if lib is None or block.strides[1] != block.itemsize or block.strides[0] < 0 or block.strides[0] % block.itemsize:
+    (csrc/kernels/pairwise.c, one stream a row, the rows shared among the cores by the C pool; norms.c fused
+    with the norms)."""
+    if not sums_in_c(block):
         return np.add.reduce(block, axis=1, dtype=np.float32)
     out = np.empty(block.shape[0], np.float32)
-    lib.opemu_kernel_row_sums(block.shape[0], block.shape[1], kernels.float_pointer(block),
-                              block.strides[0] // block.itemsize, kernels.float_pointer(out))
+    kernels.lib().opemu_kernel_row_sums(parallel.c_pieces(block.size >= PARALLEL_MIN), block.shape[0],
+                                        block.shape[1], kernels.float_pointer(block),
+                                        block.strides[0] // block.itemsize, kernels.float_pointer(out))
     return out
 
 
