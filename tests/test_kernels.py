@@ -112,6 +112,25 @@ def test_activation_forward_is_bit_identical(mode, nan, dtype):
     assert_same_bits(y, activation.forward(desc, x))
 
 
+@pytest.mark.parametrize("pieces", [2, 3, 7])
+def test_activation_kernels_shared_among_the_kernel_threads_are_bit_identical(pieces):
+    """The calls cut into `pieces` parts on the C pool (csrc/kernels/pool.c): whole 64-element lines each, the
+    last one short (70001 elements)."""
+    rng = np.random.default_rng(pieces)
+    y, dy, x = (special(70001, np.float32, rng) for _ in range(3))
+    for mode in ("SIGMOID", "RELU", "TANH", "CLIPPED_RELU", "IDENTITY"):
+        desc = activation_desc(M["MCDNN_ACTIVATION_" + mode])
+        dx = np.empty_like(x)
+        assert activation._one_call(desc, y, dy, x, dx, pieces=pieces)() == 0
+        with np.errstate(all="ignore"):
+            assert_same_bits(dx, activation.backward(desc, y, dy, x))
+    for mode in ("RELU", "CLIPPED_RELU", "IDENTITY"):
+        desc = activation_desc(M["MCDNN_ACTIVATION_" + mode], nan=1)
+        out = np.empty_like(x)
+        assert activation.c_forward(desc, x, out, pieces=pieces)
+        assert_same_bits(out, activation.forward(desc, x))
+
+
 def pooled(x, window, stride, padding, out_shape):
     """y of max pooling x as opemu's forward computes it."""
     pool = mcdnn.Struct(mode=0, nan=0, nbDims=2, window=window, stride=stride, padding=padding)

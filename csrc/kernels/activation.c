@@ -105,24 +105,67 @@ DEFINE_ACTIVATION(double, f64)
 
 #define P(T, a) ((T *)(a))
 
-int opemu_kernel_activation_backward(int mode, int size, double coef, double beta, const void *y, const void *dy,
-                                     const void *x, const void *e, void *dx, int64_t n)
+/* A call's elements cut for the pool in whole lines of LINE elements, so each piece's vector loop starts aligned
+ * as the whole call's does (elementwise: the bits are the same however it is cut). */
+enum { LINE = 64 };
+
+struct activation_job {
+    int mode, size, propagate_nan;
+    double coef, beta;
+    const char *y, *dy, *x, *e;
+    char *dx;
+    int64_t n;
+};
+
+static const void *at(const char *base, int64_t offset) { return base ? base + offset : NULL; }
+
+static void backward_piece(const void *job, int64_t lo, int64_t hi)
 {
-    if (size == 4)
-        return backward_f32(mode, (float)coef, (float)beta, P(float, y), P(float, dy), P(float, x), P(float, e),
-                            P(float, dx), n);
-    if (size == 8)
-        return backward_f64(mode, coef, beta, P(double, y), P(double, dy), P(double, x), P(double, e),
-                            P(double, dx), n);
-    return -1;
+    const struct activation_job *j = job;
+    int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n, off = first * j->size;
+    if (j->size == 4)
+        backward_f32(j->mode, (float)j->coef, (float)j->beta, at(j->y, off), at(j->dy, off), at(j->x, off),
+                     at(j->e, off), (float *)(j->dx + off), last - first);
+    else
+        backward_f64(j->mode, j->coef, j->beta, at(j->y, off), at(j->dy, off), at(j->x, off), at(j->e, off),
+                     (double *)(j->dx + off), last - first);
 }
 
-int opemu_kernel_activation_forward(int mode, int size, int propagate_nan, double coef, const void *x, void *y,
-                                    int64_t n)
+static void forward_piece(const void *job, int64_t lo, int64_t hi)
 {
-    if (size == 4)
-        return forward_f32(mode, propagate_nan, (float)coef, P(float, x), P(float, y), n);
-    if (size == 8)
-        return forward_f64(mode, propagate_nan, coef, P(double, x), P(double, y), n);
-    return -1;
+    const struct activation_job *j = job;
+    int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n, off = first * j->size;
+    if (j->size == 4)
+        forward_f32(j->mode, j->propagate_nan, (float)j->coef, at(j->x, off), (float *)(j->dx + off), last - first);
+    else
+        forward_f64(j->mode, j->propagate_nan, j->coef, at(j->x, off), (double *)(j->dx + off), last - first);
+}
+
+static int known(int mode, int size, int forward)
+{
+    if (size != 4 && size != 8)
+        return 0;
+    if (forward)
+        return mode == OPEMU_ACT_RELU || mode == OPEMU_ACT_CLIPPED_RELU || mode == OPEMU_ACT_IDENTITY;
+    return mode >= OPEMU_ACT_SIGMOID && mode <= OPEMU_ACT_SWISH;
+}
+
+int opemu_kernel_activation_backward(int pieces, int mode, int size, double coef, double beta, const void *y,
+                                     const void *dy, const void *x, const void *e, void *dx, int64_t n)
+{
+    if (!known(mode, size, 0))
+        return -1;
+    struct activation_job job = {mode, size, 0, coef, beta, y, dy, x, e, dx, n};
+    opemu_pool_split(pieces, (n + LINE - 1) / LINE, backward_piece, &job);
+    return 0;
+}
+
+int opemu_kernel_activation_forward(int pieces, int mode, int size, int propagate_nan, double coef, const void *x,
+                                    void *y, int64_t n)
+{
+    if (!known(mode, size, 1))
+        return -1;
+    struct activation_job job = {mode, size, propagate_nan, coef, 0, NULL, NULL, x, NULL, y, n};
+    opemu_pool_split(pieces, (n + LINE - 1) / LINE, forward_piece, &job);
+    return 0;
 }

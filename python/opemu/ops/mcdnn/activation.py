@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from opemu.core import kernels, mcdnn, scratch
+from opemu.core import kernels, mcdnn, parallel, scratch
 from opemu.core.mcdnn import ACTIVATION as M
 
 
@@ -100,14 +100,14 @@ def _transcendental(desc, x, e):
     return kernels.address(e)
 
 
-def _one_call(desc, y, dy, x, dx):
-    """The C kernel's call over all of dx, its arguments bound, when it takes these 1-D dense views in one
-    call (no exp to take first), else None."""
+def _one_call(desc, y, dy, x, dx, pieces=1):
+    """The C kernel's call over all of dx in `pieces` parts (parallel.c_pieces), its arguments bound, when it
+    takes these 1-D dense views in one call (no exp to take first), else None."""
     lib = kernels.lib()
     if (lib is None or desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
             or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x)):
         return None
-    return functools.partial(lib.opemu_kernel_activation_backward, desc.mode, dx.itemsize, desc.coef,
+    return functools.partial(lib.opemu_kernel_activation_backward, pieces, desc.mode, dx.itemsize, desc.coef,
                              desc.swish_beta, kernels.address(y), kernels.address(dy), kernels.address(x),
                              kernels.null(), kernels.address(dx), dx.size)
 
@@ -125,21 +125,21 @@ def c_backward(desc, y, dy, x, dx):
     for lo in range(0, dx.size, _BLOCK):
         hi = min(lo + _BLOCK, dx.size)
         address = _transcendental(desc, x[lo:hi], e[:hi - lo])
-        if lib.opemu_kernel_activation_backward(desc.mode, size, desc.coef, desc.swish_beta, kernels.address(y[lo:]),
-                                                kernels.address(dy[lo:]), kernels.address(x[lo:]), address,
-                                                kernels.address(dx[lo:]), hi - lo):
+        if lib.opemu_kernel_activation_backward(1, desc.mode, size, desc.coef, desc.swish_beta,
+                                                kernels.address(y[lo:]), kernels.address(dy[lo:]),
+                                                kernels.address(x[lo:]), address, kernels.address(dx[lo:]), hi - lo):
             return False
     return True
 
 
-def c_forward(desc, x, y):
-    """forward() into y by the C kernel (RELU, CLIPPED_RELU, IDENTITY), on 1-D dense views; False when it
-    does not apply."""
+def c_forward(desc, x, y, pieces=1):
+    """forward() into y by the C kernel (RELU, CLIPPED_RELU, IDENTITY) in `pieces` parts, on 1-D dense views;
+    False when it does not apply."""
     lib = kernels.lib()
     if lib is None or not kernels.dense(x, y) or not kernels.apart(y, x):
         return False
-    return lib.opemu_kernel_activation_forward(desc.mode, x.itemsize, int(desc.nan), desc.coef, kernels.address(x),
-                                               kernels.address(y), x.size) == 0
+    return lib.opemu_kernel_activation_forward(pieces, desc.mode, x.itemsize, int(desc.nan), desc.coef,
+                                               kernels.address(x), kernels.address(y), x.size) == 0
 
 
 def backward(desc, y, dy, x, out=None):
@@ -193,6 +193,10 @@ class ActivationForward(mcdnn.McdnnOp):
         ct = a.xDesc.compute_dtype
 
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.yDesc.dtype == ct
+        whole = mcdnn.flat_views([v["x"], v["y"]]) if direct else None
+        pieces = parallel.c_pieces(not mcdnn.one_piece(v))
+        if whole is not None and c_forward(a.activationDesc, *whole, pieces=pieces):   # the kernel threads share it
+            return
 
         def run(p):
             flat = mcdnn.flat_views([p["x"], p["y"]]) if direct else None
@@ -266,9 +270,7 @@ class ActivationBackward(mcdnn.McdnnOp):
 
     @staticmethod
     def _whole(desc, v):
-        """compute's direct path as one C kernel call, when by_batch makes one piece of it and the views
-        flatten; else None."""
-        if not mcdnn.one_piece(v):
-            return None
+        """compute's direct path as one C kernel call, shared among the kernel threads (csrc/kernels/pool.c)
+        where by_batch would split it, when the views flatten; else None."""
         flat = mcdnn.flat_views([v["y"], v["dy"], v["x"], v["dx"]])
-        return None if flat is None else _one_call(desc, *flat)
+        return None if flat is None else _one_call(desc, *flat, pieces=parallel.c_pieces(not mcdnn.one_piece(v)))
