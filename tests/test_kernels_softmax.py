@@ -36,6 +36,23 @@ def test_backward_is_bit_identical(log, channel_mode, shape, dtype):
     assert_same_bits(dx, expected.reshape(shape))
 
 
+@pytest.mark.parametrize("streaming", [False, True], ids=["cached", "streamed"])
+@pytest.mark.parametrize("pieces", [2, 3, 9])
+@pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
+@pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
+def test_backward_shared_among_the_kernel_threads_is_bit_identical(log, channel_mode, pieces, streaming, monkeypatch):
+    """The images cut into `pieces` parts on the C pool (csrc/kernels/pool.c), each with its own totals (9: more
+    parts than the 7 images, which the pool then cuts into 7)."""
+    if streaming:
+        monkeypatch.setattr(softmax, "_STREAM_BYTES", 0)
+    y, dy = pair((7, 5, 301), np.float32, pieces)
+    dx = np.empty_like(y)
+    with np.errstate(all="ignore"):
+        assert softmax._kernel(log, channel_mode, y, dy, dx, pieces)
+        expected = softmax.backward(log, channel_mode, y, dy)
+    assert_same_bits(dx, expected.reshape(y.shape))
+
+
 ALGORITHMS = {"fast": 0, "accurate": 1, "log": 2}
 
 

@@ -119,7 +119,7 @@ struct activation_job {
 
 static const void *at(const char *base, int64_t offset) { return base ? base + offset : NULL; }
 
-static void backward_piece(const void *job, int64_t lo, int64_t hi)
+static void backward_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
     const struct activation_job *j = job;
     int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n, off = first * j->size;
@@ -131,7 +131,7 @@ static void backward_piece(const void *job, int64_t lo, int64_t hi)
                      (double *)(j->dx + off), last - first);
 }
 
-static void forward_piece(const void *job, int64_t lo, int64_t hi)
+static void forward_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
     const struct activation_job *j = job;
     int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n, off = first * j->size;

@@ -172,13 +172,15 @@ int opemu_kernel_sampler_backward(int size, int64_t channels, int64_t pixels, in
                                   void *dx, void *dgrid, double scale_x, double scale_y, void *sums);
 
 /* ---- mcDNN softmax (csrc/kernels/softmax.c) ----
- * Softmax backward of `images` dense images of `channels` rows by `spatial` elements: dx from y and dy,
- * accurate (log 0) or log (1), over each image (channel 0, the sum in 16 lanes) or down the channels at
- * each position (channel 1); `total` holds `spatial` elements (channel mode) or 1. dx may be y or dy
- * exactly, nothing else they overlap. `streaming`: dx by non-temporal stores (outputs larger than
- * cache). Returns 0, or -1 for a size it does not handle or an empty row. */
-int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
-                                  void *dx, void *total, int64_t images, int64_t channels, int64_t spatial);
+ * Softmax backward of `images` dense images of `channels` rows by `spatial` elements, the images in `pieces`
+ * parts on the kernel threads: dx from y and dy, accurate (log 0) or log (1), over each image (channel 0, the
+ * sum in 16 lanes) or down the channels at each position (channel 1); `total` holds `pieces` times `spatial`
+ * elements (channel mode) or 1. dx may be y or dy exactly, nothing else they overlap. `streaming`: dx by
+ * non-temporal stores (outputs larger than cache). Returns 0, or -1 for a size it does not handle or an empty
+ * row. */
+int opemu_kernel_softmax_backward(int pieces, int size, int log, int channel, int streaming, const void *y,
+                                  const void *dy, void *dx, void *total, int64_t images, int64_t channels,
+                                  int64_t spatial);
 /* Softmax forward of the same images: algo FAST 0, ACCURATE 1, LOG 2 (mcdnnSoftmaxAlgorithm_t). Phase 0
  * writes y (FAST, ACCURATE) or leaves the maxima and the totals of exp(x - max) in `maximum` and `total`
  * (LOG; y is scratch); phase 1 (LOG) writes y = (x - max) - total, `total` then holding the totals'
@@ -236,10 +238,11 @@ int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const v
 void opemu_kernel_row_sums(int pieces, int64_t rows, int64_t n, const float *x, int64_t stride, float *out);
 
 /* ---- kernel threads (csrc/kernels/pool.c) ----
- * piece(job, lo, hi) over `pieces` near-equal parts of [0, count) (part i: [count*i/pieces, count*(i+1)/pieces)),
- * part 0 on the caller, the others on the pool's workers; returns when all are done. Runs every part on the
- * caller when the pool is busy (another caller's job, or a part that splits again) or no thread can start. */
-typedef void (*opemu_piece)(const void *job, int64_t lo, int64_t hi);
+ * piece(job, i, lo, hi) over `pieces` near-equal parts of [0, count) (part i: [count*i/pieces,
+ * count*(i+1)/pieces)), part 0 on the caller, the others on the pool's workers; returns when all are done. Runs
+ * the whole range as part 0 on the caller when the pool is busy (another caller's job, or a part that splits
+ * again) or no thread can start. i < pieces always (a part's own scratch: slot i of `pieces`). */
+typedef void (*opemu_piece)(const void *job, int index, int64_t lo, int64_t hi);
 void opemu_pool_split(int pieces, int64_t count, opemu_piece piece, const void *job);
 
 #endif

@@ -91,7 +91,7 @@ struct row_sums_job {
     float *out;
 };
 
-static void row_sums_piece(const void *job, int64_t lo, int64_t hi)
+static void row_sums_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
     const struct row_sums_job *j = job;
     for (int64_t r = lo; r < hi; r++)

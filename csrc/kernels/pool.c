@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "kernels.h"
+#include "nontemporal.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
@@ -53,7 +54,8 @@ static void run_piece(int index)
 {
     int64_t lo = current.count * index / current.pieces, hi = current.count * (index + 1) / current.pieces;
     if (lo < hi)
-        current.piece(current.job, lo, hi);
+        current.piece(current.job, index, lo, hi);
+    opemu_nontemporal_fence();   /* a piece's streaming stores are done before the job is */
 }
 
 static void *worker(void *arg)
@@ -114,13 +116,13 @@ void opemu_pool_split(int pieces, int64_t count, opemu_piece piece, const void *
         pieces = MAX_WORKERS;
     if (pieces <= 1 || pthread_mutex_trylock(&submit_lock) != 0) {
         if (count > 0)
-            piece(job, 0, count);
+            piece(job, 0, 0, count);
         return;
     }
     int workers = ensure_workers(pieces - 1);
     if (workers < pieces - 1) {   /* no threads to be had: the caller does it all */
         pthread_mutex_unlock(&submit_lock);
-        piece(job, 0, count);
+        piece(job, 0, 0, count);
         return;
     }
     current.piece = piece;

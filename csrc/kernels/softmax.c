@@ -275,18 +275,34 @@ int opemu_kernel_softmax_forward(int size, int algo, int channel, int phase, con
     return 0;
 }
 
-int opemu_kernel_softmax_backward(int size, int log, int channel, int streaming, const void *y, const void *dy,
-                                  void *dx, void *total, int64_t images, int64_t channels, int64_t spatial)
+struct softmax_backward_job {
+    int size, log, channel, streaming;
+    const char *y, *dy;
+    char *dx, *total;
+    int64_t channels, spatial, per;
+};
+
+static void softmax_backward_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
-    if (channels < 1 || spatial < 1 || (int64_t)(INT64_MAX / channels) < spatial)
-        return -1;
-    if (size == 4)
-        backward_F32(log, channel, streaming, (const float *)y, (const float *)dy, (float *)dx, (float *)total,
-                     images, channels, spatial);
-    else if (size == 8)
-        backward_F64(log, channel, streaming, (const double *)y, (const double *)dy, (double *)dx, (double *)total,
-                     images, channels, spatial);
+    const struct softmax_backward_job *j = job;
+    int64_t off = lo * j->channels * j->spatial * j->size;
+    char *total = j->total + index * j->per * j->size;
+    if (j->size == 4)
+        backward_F32(j->log, j->channel, j->streaming, (const float *)(j->y + off), (const float *)(j->dy + off),
+                     (float *)(j->dx + off), (float *)total, hi - lo, j->channels, j->spatial);
     else
+        backward_F64(j->log, j->channel, j->streaming, (const double *)(j->y + off), (const double *)(j->dy + off),
+                     (double *)(j->dx + off), (double *)total, hi - lo, j->channels, j->spatial);
+}
+
+int opemu_kernel_softmax_backward(int pieces, int size, int log, int channel, int streaming, const void *y,
+                                  const void *dy, void *dx, void *total, int64_t images, int64_t channels,
+                                  int64_t spatial)
+{
+    if (channels < 1 || spatial < 1 || (int64_t)(INT64_MAX / channels) < spatial || (size != 4 && size != 8))
         return -1;
+    struct softmax_backward_job job = {size, log, channel, streaming, y, dy, dx, total, channels, spatial,
+                                       channel ? spatial : 1};
+    opemu_pool_split(pieces, images, softmax_backward_piece, &job);
     return 0;
 }

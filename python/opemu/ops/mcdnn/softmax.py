@@ -16,7 +16,7 @@ descriptors for in-place use)."""
 import numpy as np
 
 from opemu.core import exp as kernel_exp
-from opemu.core import kernels, mcdnn, scratch
+from opemu.core import kernels, mcdnn, parallel, scratch
 from opemu.core.mcdnn import SOFTMAX_ALGO as ALGO, SOFTMAX_MODE as MODE
 
 
@@ -147,6 +147,9 @@ class SoftmaxBackward(mcdnn.McdnnOp):
         log = a.algo == ALGO["MCDNN_SOFTMAX_LOG"]
         channel_mode = a.mode == MODE["MCDNN_SOFTMAX_MODE_CHANNEL"]
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
+        pieces = parallel.c_pieces(not mcdnn.one_piece(v))
+        if direct and _kernel(log, channel_mode, v["y"], v["dy"], v["dx"], pieces):   # the kernel threads share it
+            return
 
         def run(p):
             y, dy, dx = p["y"], p["dy"], p["dx"]
@@ -190,16 +193,17 @@ def _forward_kernel(algo, channel_mode, x, y):
     return True
 
 
-def _kernel(log, channel_mode, y, dy, dx):
-    """backward() by the C kernel, written into dx; False when the references must run or the arrays are not
-    dense compute-type arrays that dx overlaps only as the very same view."""
+def _kernel(log, channel_mode, y, dy, dx, pieces=1):
+    """backward() by the C kernel, written into dx, its images in `pieces` parts (parallel.c_pieces); False when
+    the references must run or the arrays are not dense compute-type arrays that dx overlaps only as the very
+    same view."""
     lib = kernels.lib()
     if lib is None or y.ndim < 2 or not kernels.dense(y, dy, dx) or not kernels.apart(dx, y, dy) or y.size == 0:
         return False
     n, c = y.shape[0], y.shape[1]
     spatial = y.size // (n * c)
-    total = scratch.buffer("softmax totals", (spatial if channel_mode else 1,), y.dtype)
-    return lib.opemu_kernel_softmax_backward(y.itemsize, int(log), int(channel_mode), int(dx.nbytes >= _STREAM_BYTES),
-                                             kernels.address(y),
+    total = scratch.buffer("softmax totals", (pieces, spatial if channel_mode else 1), y.dtype)
+    return lib.opemu_kernel_softmax_backward(pieces, y.itemsize, int(log), int(channel_mode),
+                                             int(dx.nbytes >= _STREAM_BYTES), kernels.address(y),
                                              kernels.address(dy), kernels.address(dx), kernels.address(total),
                                              n, c, spatial) == 0
