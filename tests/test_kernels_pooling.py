@@ -35,12 +35,13 @@ def tied_input(shape, dtype, rng, nan=True):
     return x
 
 
-def max_backward_both_ways(x, window, stride, padding, out, rng, dx=None):
-    """(the C kernel's dx, the reference's) for max pooling x with outputs `out`."""
+def max_backward_both_ways(x, window, stride, padding, out, rng, dx=None, pieces=1):
+    """(the C kernel's dx, in `pieces` parts on the kernel threads, and the reference's) for max pooling x with
+    outputs `out`."""
     pool, geometry, y = pooled(x, window, stride, padding, out)
     dy = special(y.size, x.dtype, rng).reshape(y.shape)
     dx = np.full_like(x, 7) if dx is None else dx
-    assert pooling._c_max_backward(geometry, y, dy, x, dx)
+    assert pooling._c_max_backward(geometry, y, dy, x, dx, pieces)
     return dx, pooling.backward(pool, geometry, y, dy, x, x.shape, x.dtype)
 
 
@@ -211,8 +212,9 @@ def test_sampler_backward_into_a_view_of_its_input_takes_the_reference():
     assert_same_bits(dgrid, expected[1])
 
 
-def average_both_ways(dy, x_shape, window, stride, padding, include, dx=None):
-    """(the C kernel's dx, the reference's) for average pooling backward of dy onto x_shape."""
+def average_both_ways(dy, x_shape, window, stride, padding, include, dx=None, pieces=1):
+    """(the C kernel's dx, in `pieces` parts, and the reference's) for average pooling backward of dy onto
+    x_shape."""
     ct = dy.dtype
     pool = mcdnn.Struct(mode=1 if include else 2, nan=0, nbDims=2, window=window, stride=stride, padding=padding)
     (geometry,) = pooling._geometries(pool, x_shape, dy.shape)
@@ -223,7 +225,7 @@ def average_both_ways(dy, x_shape, window, stride, padding, include, dx=None):
     reference = np.empty(x_shape, ct)
     pooling._Phases(geometry).average_backward(share, reference, ct)
     dx = np.full(x_shape, 7, ct) if dx is None else dx
-    assert pooling._c_average_backward(geometry, counts, dy, dx)
+    assert pooling._c_average_backward(geometry, counts, dy, dx, pieces)
     return dx, reference
 
 
@@ -281,3 +283,19 @@ def test_one_image_is_split_by_planes_with_the_same_bits():
     assert_same_bits(*max_backward_both_ways(x, (3, 3), (2, 2), (1, 1), (75, 65), rng))
     dy = special(8 * 75 * 65, np.dtype(np.float32), rng).reshape(1, 8, 75, 65)
     assert_same_bits(*average_both_ways(dy, x.shape, (3, 3), (2, 2), (1, 1), True))
+
+
+@pytest.mark.parametrize("pieces", [2, 3, 7])
+@pytest.mark.parametrize("window, stride, padding", [((3, 3), (2, 2), (1, 1)), ((2, 2), (2, 2), (0, 0)),
+                                                     ((3, 2), (1, 2), (1, 0))], ids=["3x3/2", "2x2/2", "3x2"])
+def test_pool_backward_shared_among_the_kernel_threads_is_bit_identical(window, stride, padding, pieces):
+    """The images x planes cut into `pieces` parts on the C pool (csrc/kernels/pool.c), parts crossing images,
+    each part with scratch of its own."""
+    rng = np.random.default_rng(pieces)
+    x = tied_input((3, 5, 11, 9), np.float32, rng)
+    out = tuple(advised(x.shape[2 + i], window[i], stride[i], padding[i]) for i in range(2))
+    ours, expected = max_backward_both_ways(x, window, stride, padding, out, rng, pieces=pieces)
+    assert_same_bits(ours, expected)
+    dy = special(3 * 5 * out[0] * out[1], np.float32, rng).reshape((3, 5) + out)
+    ours, expected = average_both_ways(dy, x.shape, window, stride, padding, True, pieces=pieces)
+    assert_same_bits(ours, expected)

@@ -33,19 +33,19 @@ int opemu_kernel_activation_backward(int pieces, int mode, int size, double coef
 int opemu_kernel_activation_forward(int pieces, int mode, int size, int propagate_nan, double coef, const void *x,
                                     void *y, int64_t n);
 
-/* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes: dx of each plane from x, y, dy, the window
- * (kh, kw), stride (sh, sw) and padding (ph, pw). Strides are in elements: *_image between images,
- * *_plane between planes,
- * *_row between rows; the w stride is 1. dy goes to the first element of its window, in row-major
- * order, that equals y; an input element's gradient is +0 plus the dy of each window that chose it, in
- * window-element order. dx must not overlap x, y or dy. Returns 0, or -1 for a size it does not handle. */
+/* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes, the n x c planes in `pieces` parts on the
+ * kernel threads: dx of each plane from x, y, dy, the window (kh, kw), stride (sh, sw) and padding (ph, pw).
+ * Strides are in elements: *_image between images, *_plane between planes, *_row between rows; the w stride is
+ * 1. dy goes to the first element of its window, in row-major order, that equals y; an input element's
+ * gradient is +0 plus the dy of each window that chose it, in window-element order. dx must not overlap x, y
+ * or dy. Returns 0, or -1 for a size it does not handle or scratch it cannot allocate. */
 struct opemu_pool_geometry {
     int64_t h, w, oh, ow;
     int64_t kh, kw, sh, sw, ph, pw;
     int64_t x_image, x_plane, x_row, y_image, y_plane, y_row, dy_image, dy_plane, dy_row, dx_image, dx_plane, dx_row;
 };
-int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
-                                   const void *dy, void *dx, int64_t images, int64_t planes);
+int opemu_kernel_max_pool_backward(int pieces, int size, const struct opemu_pool_geometry *g, const void *x,
+                                   const void *y, const void *dy, void *dx, int64_t images, int64_t planes);
 
 /* One EMA-Adam step (python/opemu/ops/aclnn/apply_fused_ema_adam.py _step) on n dense elements of fp32
  * (dtype 0), fp16 (1) or bf16 (2) data, in place on var, m, v, s. k is the address of the fp32 constants b1, b2,
@@ -143,12 +143,12 @@ int opemu_kernel_bn_forward_nhwc(int size, int phase, int64_t lo, int64_t hi, in
 
 /* ---- pooling and spatial transformer (pool-kernels): csrc/kernels/pooling.c, sampler.c ---- */
 
-/* Average-pooling backward over `images` by `planes` 2-D planes (python/opemu/ops/mcdnn/pooling.py
- * _Phases.average_backward): the geometry's dy and dx fields (the x and y ones unused), `counts` the
- * (oh, ow) dense divisors. Each window's share dy / count (0 where the count is 0) is added to +0 at
- * every input element of the window, in window-element order. dx must not overlap dy. Returns 0, or -1
- * for a size or stride it does not handle. */
-int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
+/* Average-pooling backward over `images` by `planes` 2-D planes in `pieces` parts, as the max one
+ * (python/opemu/ops/mcdnn/pooling.py _Phases.average_backward): the geometry's dy and dx fields (the x and y ones
+ * unused), `counts` the (oh, ow) dense divisors. Each window's share dy / count (0 where the count is 0) is added
+ * to +0 at every input element of the window, in window-element order. dx must not overlap dy. Returns 0, or
+ * -1 for a size or stride it does not handle or scratch it cannot allocate. */
+int opemu_kernel_average_pool_backward(int pieces, int size, const struct opemu_pool_geometry *g, const void *counts,
                                        const void *dy, void *dx, int64_t images, int64_t planes);
 
 /* Spatial transformer sampler forward of one image (spatial_transformer.py forward_reference): y (channels,

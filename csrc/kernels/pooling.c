@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include "kernels.h"
 #include "nontemporal.h"
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -460,46 +461,72 @@ static int64_t average_places(const geometry *g)
 DEFINE_AVERAGE(float, f32)
 DEFINE_AVERAGE(double, f64)
 
-int opemu_kernel_average_pool_backward(int size, const struct opemu_pool_geometry *g, const void *counts,
+/* A call's images x planes, cut for the pool: plane k is image k / planes, plane k % planes. Each part makes its
+ * own scratch; one that cannot says so in `failed` (the caller then runs the reference over everything). */
+struct pool_job {
+    int size;
+    const struct opemu_pool_geometry *g;
+    const void *counts, *x, *y, *dy;
+    void *dx;
+    int64_t planes;
+    _Atomic int failed;
+};
+
+static void average_piece(const void *job, int index, int64_t lo, int64_t hi)
+{
+    struct pool_job *j = (struct pool_job *)job;
+    const struct opemu_pool_geometry *g = j->g;
+    int size = j->size;
+    int64_t places = average_places(g);
+    char *scratch = malloc((size_t)(g->oh * g->ow + g->sw * places) * (size_t)size);
+    if (!scratch) {
+        j->failed = 1;
+        return;
+    }
+    void *acc = scratch + g->oh * g->ow * size;
+    int small = small_planes(g, size);
+    for (int64_t k = lo; k < hi; k++) {
+        int64_t n = k / j->planes, c = k % j->planes;
+        int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+        if (k + 1 < hi && c + 1 < j->planes && small) { /* the next plane's lines arrive while this one computes */
+            prefetch_rows((const char *)j->dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
+            prefetch_rows((const char *)j->dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size, 1);
+        }
+        if (size == 4)
+            average_plane_f32(g, j->counts, (const float *)j->dy + dyo, (float *)j->dx + dxo, (float *)scratch, acc);
+        else
+            average_plane_f64(g, j->counts, (const double *)j->dy + dyo, (double *)j->dx + dxo, (double *)scratch,
+                              acc);
+    }
+    free(scratch);
+}
+
+int opemu_kernel_average_pool_backward(int pieces, int size, const struct opemu_pool_geometry *g, const void *counts,
                                        const void *dy, void *dx, int64_t images, int64_t planes)
 {
     int64_t places = average_places(g);
     if ((size != 4 && size != 8) || g->sh < 1 || g->sw < 1 || places < 1 || places > (INT64_C(1) << 40) / g->sw)
         return -1;
-    char *scratch = malloc((size_t)(g->oh * g->ow + g->sw * places) * (size_t)size);
-    if (!scratch)
-        return -1;
-    void *acc = scratch + g->oh * g->ow * size;
-    int small = small_planes(g, size);
-    for (int64_t n = 0; n < images; n++)
-        for (int64_t c = 0; c < planes; c++) {
-            int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
-            if (c + 1 < planes && small) { /* the next plane's lines arrive while this one computes */
-                prefetch_rows((const char *)dy + (dyo + g->dy_plane) * size, g->oh, g->ow * size, g->dy_row * size, 0);
-                prefetch_rows((const char *)dx + (dxo + g->dx_plane) * size, g->h, g->w * size, g->dx_row * size, 1);
-            }
-            if (size == 4)
-                average_plane_f32(g, counts, (const float *)dy + dyo, (float *)dx + dxo, (float *)scratch, acc);
-            else
-                average_plane_f64(g, counts, (const double *)dy + dyo, (double *)dx + dxo, (double *)scratch, acc);
-        }
-    free(scratch);
-    return 0;
+    struct pool_job job = {size, g, counts, NULL, NULL, dy, dx, planes, 0};
+    opemu_pool_split(pieces, images * planes, average_piece, &job);
+    return job.failed ? -1 : 0;
 }
 
-int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g, const void *x, const void *y,
-                                   const void *dy, void *dx, int64_t images, int64_t planes)
+static void max_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
-    if (size != 4 && size != 8)
-        return -1;
+    struct pool_job *j = (struct pool_job *)job;
+    const struct opemu_pool_geometry *g = j->g;
+    int size = j->size;
     int small = small_planes(g, size), walk = g->kh == 3 && g->kw == 3 && g->sh == 2 && g->sw == 2;
-    /* the 3x3/2 walk's scratch, once for all planes: a plane's choices (bits, an integer of the data's
+    /* the 3x3/2 walk's scratch, once for all the part's planes: a plane's choices (bits, an integer of the data's
      * width each), a row of NaNs standing for the padding rows, then (small planes) its dx */
     char *choices = NULL, *nothing = NULL, *plane = NULL;
     if (walk) {
         size_t count = (size_t)(g->ow * g->oh + 1), cells = small ? (size_t)(g->h * g->w) : 0;
-        if (!(choices = malloc((count + (size_t)g->w + cells) * (size_t)size)))
-            return -1;
+        if (!(choices = malloc((count + (size_t)g->w + cells) * (size_t)size))) {
+            j->failed = 1;
+            return;
+        }
         nothing = choices + count * size;
         for (int64_t c = 0; c < g->w; c++)
             if (size == 4)
@@ -508,18 +535,27 @@ int opemu_kernel_max_pool_backward(int size, const struct opemu_pool_geometry *g
                 ((double *)nothing)[c] = __builtin_nan("");
         plane = small ? nothing + g->w * size : NULL;
     }
-    for (int64_t n = 0; n < images; n++)
-        for (int64_t c = 0; c < planes; c++) {
-            int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
-            int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
-            if (size == 4)
-                plane_f32(g, (const float *)x + xo, (const float *)y + yo, (const float *)dy + dyo, (float *)dx + dxo,
-                          choices, nothing, plane);
-            else
-                plane_f64(g, (const double *)x + xo, (const double *)y + yo, (const double *)dy + dyo,
-                          (double *)dx + dxo, choices, nothing, plane);
-        }
+    for (int64_t k = lo; k < hi; k++) {
+        int64_t n = k / j->planes, c = k % j->planes;
+        int64_t xo = n * g->x_image + c * g->x_plane, yo = n * g->y_image + c * g->y_plane;
+        int64_t dyo = n * g->dy_image + c * g->dy_plane, dxo = n * g->dx_image + c * g->dx_plane;
+        if (size == 4)
+            plane_f32(g, (const float *)j->x + xo, (const float *)j->y + yo, (const float *)j->dy + dyo,
+                      (float *)j->dx + dxo, choices, nothing, plane);
+        else
+            plane_f64(g, (const double *)j->x + xo, (const double *)j->y + yo, (const double *)j->dy + dyo,
+                      (double *)j->dx + dxo, choices, nothing, plane);
+    }
     opemu_nontemporal_fence();
     free(choices);
-    return 0;
+}
+
+int opemu_kernel_max_pool_backward(int pieces, int size, const struct opemu_pool_geometry *g, const void *x,
+                                   const void *y, const void *dy, void *dx, int64_t images, int64_t planes)
+{
+    if (size != 4 && size != 8)
+        return -1;
+    struct pool_job job = {size, g, NULL, x, y, dy, dx, planes, 0};
+    opemu_pool_split(pieces, images * planes, max_piece, &job);
+    return job.failed ? -1 : 0;
 }

@@ -337,7 +337,20 @@ _CHUNK = 1 << 18  # input elements per step of the phase walk
 _PLANES_MIN = 1 << 17  # dx elements worth splitting over threads (mcdnn.by_batch's threshold)
 
 
-def _c_max_backward(geometry, y, dy, x, dx):
+def _c_backward(a, geometry, p):
+    """dx from the windows that reach the input by the C kernels (max or average walk), straight into p["dx"] (of
+    the compute type, alpha 1, beta 0), its planes shared among the kernel threads when large (a part of
+    by_batch's split keeps to its thread); False when they do not apply."""
+    pieces = parallel.c_pieces(p["dx"].size >= _PLANES_MIN)
+    pool = a.poolingDesc
+    if a.is_max:
+        return (not (pool.nan and np.isnan(p["y"]).any())
+                and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"], pieces))
+    counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], p["dx"].dtype)
+    return _c_average_backward(geometry, counts, p["dy"], p["dx"], pieces)
+
+
+def _c_max_backward(geometry, y, dy, x, dx, pieces=1):
     """The max walk into dx by the C kernel, for 2-D pooling of float/double tensors that do not overlap
     dx; False when it does not apply."""
     lib = kernels.lib()
@@ -347,14 +360,11 @@ def _c_max_backward(geometry, y, dy, x, dx):
     if g is None or np.may_share_memory(dx, x) or np.may_share_memory(dx, y) or np.may_share_memory(dx, dy):
         return False
     address = kernels.strided_address
-
-    def run(x, y, dy, dx):
-        return lib.opemu_kernel_max_pool_backward(dx.itemsize, g, address(x), address(y), address(dy), address(dx),
-                                                  dx.shape[0], dx.shape[1])
-    return _over_planes(run, x, y, dy, dx)
+    return lib.opemu_kernel_max_pool_backward(pieces, dx.itemsize, g, address(x), address(y), address(dy),
+                                              address(dx), dx.shape[0], dx.shape[1]) == 0
 
 
-def _c_average_backward(geometry, counts, dy, dx):
+def _c_average_backward(geometry, counts, dy, dx, pieces=1):
     """The average walk into dx by the C kernel (counts: the divisors of the outputs), for 2-D pooling of
     float/double tensors, dx not overlapping dy; False when it does not apply."""
     lib = kernels.lib()
@@ -365,24 +375,9 @@ def _c_average_backward(geometry, counts, dy, dx):
     if g is None or np.may_share_memory(dx, dy):
         return False
     counts = np.ascontiguousarray(np.broadcast_to(counts, dy.shape[2:]), dx.dtype)
-
-    def run(dy, dx):
-        return lib.opemu_kernel_average_pool_backward(dx.itemsize, g, kernels.address(counts),
-                                                      kernels.strided_address(dy), kernels.strided_address(dx),
-                                                      dx.shape[0], dx.shape[1])
-    return _over_planes(run, dy, dx)
-
-
-def _over_planes(run, *arrays):
-    """run(*arrays) == 0, the kernel call on (batch, planes, ...) arrays, the last one its output. A batch
-    shorter than the pool (mcdnn.by_batch's split then has nothing to share) is split by planes instead:
-    planes are independent, so the bits are the same. True when every part succeeded."""
-    out = arrays[-1]
-    if out.shape[0] >= parallel.WORKERS or out.shape[1] < 2 or out.size < _PLANES_MIN:
-        return run(*arrays) == 0
-    statuses = []
-    parallel.split(out.shape[1], lambda lo, hi: statuses.append(run(*(a[:, lo:hi] for a in arrays))))
-    return all(status == 0 for status in statuses)
+    return lib.opemu_kernel_average_pool_backward(pieces, dx.itemsize, g, kernels.address(counts),
+                                                  kernels.strided_address(dy), kernels.strided_address(dx),
+                                                  dx.shape[0], dx.shape[1]) == 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -461,6 +456,8 @@ class PoolingBackward(mcdnn.McdnnOp):
         ct = a.dyDesc.compute_dtype
         pieces = _geometries(a.poolingDesc, a.dxDesc.shape, a.dyDesc.shape)
         direct = a.alpha_value == 1 and a.beta_value == 0 and a.dxDesc.dtype == ct
+        if direct and len(pieces) == 1 and pieces[0].whole and _c_backward(a, pieces[0], v):
+            return   # one kernel call, which the kernel threads share
 
         def run(p):
             if len(pieces) == 1 and pieces[0].whole:
@@ -485,13 +482,10 @@ def _backward_reached(a, geometry, p, direct, ct):
     """dx from the windows that reach the input (p: their y, dy; the x and dx they read); `direct`:
     the gradient goes straight into p["dx"] (of the compute type, alpha 1, beta 0)."""
     pool = a.poolingDesc
-    if (a.is_max and direct and not (pool.nan and np.isnan(p["y"]).any())
-            and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"])):
+    if direct and _c_backward(a, geometry, p):
         return
     counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
                                                    ct)
-    if not a.is_max and direct and _c_average_backward(geometry, counts, p["dy"], p["dx"]):
-        return
     per_image = max(1, math.prod(p["dx"].shape[1:]))
     phases = _Phases(geometry)
     batch = p["dy"].shape[0]
