@@ -170,8 +170,9 @@ def test_sharded_pipeline_matches_torch_autograd(dtype, splits, high_performance
 
 @pytest.mark.parametrize("high_performance", [False, True], ids=["memory_saving", "high_performance"])
 def test_several_vocabulary_chunks_row_blocks_and_slabs_match_torch_autograd(high_performance):
-    """V = 1300 is two full 512-column chunks and a partial one; BT = 1100 is two row blocks of the
-    G tile and many 64-row slabs, so every accumulation seam is crossed."""
+    """V = 1300 is two full 512-column chunks and a partial one (one full 1024-column chunk and a partial one in
+    high-performance mode); BT = 1100 is two row blocks of the G tile and many 64-row slabs, so every
+    accumulation seam is crossed."""
     rng = np.random.default_rng(12)
     bt, h, v = 1100, 8, 1300
     x = rng.standard_normal((bt, h)).astype(BF16)
