@@ -13,7 +13,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
-#include <unistd.h>
 #include "kernels.h"
 #include "nontemporal.h"
 
@@ -34,7 +33,6 @@ static _Atomic int finished;          /* workers done with the current job */
 static int sleepers;                  /* under sleep_lock */
 static int started;                   /* workers running (only the submitter changes it) */
 static uint64_t start_generation;     /* generation when the workers started last (under submit_lock) */
-static pid_t owner;                   /* the process whose workers those are */
 
 static struct {
     opemu_piece piece;
@@ -86,13 +84,36 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* fork() while a job runs or a worker holds sleep_lock would leave the child a lock no thread of its own
+ * releases: the fork waits for both, and the child, whose workers did not come along, starts its own. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&submit_lock);
+    pthread_mutex_lock(&sleep_lock);
+}
+
+static void after_fork_in_parent(void)
+{
+    pthread_mutex_unlock(&sleep_lock);
+    pthread_mutex_unlock(&submit_lock);
+}
+
+static void after_fork_in_child(void)
+{
+    started = 0;
+    sleepers = 0;
+    pthread_mutex_unlock(&sleep_lock);
+    pthread_mutex_unlock(&submit_lock);
+}
+
+__attribute__((constructor)) static void register_fork_handlers(void)
+{
+    pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
+}
+
 /* Starts workers up to `wanted` (the submitter holds submit_lock); returns how many run. */
 static int ensure_workers(int wanted)
 {
-    if (owner != getpid()) {   /* fork(): the parent's workers did not come along */
-        owner = getpid();
-        started = 0;
-    }
     start_generation = atomic_load_explicit(&generation, memory_order_relaxed);
     while (started < wanted) {
         pthread_t thread;
