@@ -2,6 +2,7 @@
 row sums, every step rounded in fp32 where the reference's separate passes round. The row sums
 (csrc/kernels/pairwise.c) give NumPy's on one thread and shared among the C pool's (csrc/kernels/pool.c)."""
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -104,3 +105,22 @@ def test_kernel_threads_start_again_in_a_forked_child():
     if pid == 0:   # the child: its own workers, or it would wait for the parent's forever
         os._exit(0 if _same(_rowwise.row_sums(block), expected) else 1)
     assert os.waitpid(pid, 0)[1] == 0
+
+
+def test_row_sums_of_two_threads_at_once_each_get_their_own():
+    """Two callers at once: one has the C pool, the other finds it busy and sums its rows on its own thread."""
+    rng = np.random.default_rng(3)
+    blocks = [rng.standard_normal((700, 400)).astype(np.float32) for _ in range(2)]
+    expected = [np.add.reduce(b, axis=1, dtype=np.float32) for b in blocks]
+    wrong = []
+
+    def caller(i):
+        for _ in range(200):
+            if not _same(_rowwise.row_sums(blocks[i]), expected[i]):
+                wrong.append(i)
+    threads = [threading.Thread(target=caller, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
