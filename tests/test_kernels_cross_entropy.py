@@ -67,12 +67,17 @@ def test_online_step_is_bit_identical(columns, pitch, half, first):
     reference = ours.copy() if half is None else _rounded(ours.copy(), half, scratch)
     ours_max, ours_sum = running(rows, columns, first)
     ref_max, ref_sum = ours_max.copy(), ours_sum.copy()
+    # targets before, inside and past the tile, whose first column is the shard's column 5
+    target = np.random.default_rng(columns).integers(-1, columns + 8, rows) + 3
+    ours_picked, ref_picked = np.full(rows, 7, np.float32), np.full(rows, 7, np.float32)
     with np.errstate(all="ignore"):
-        vp.online_step(ours, ours_max, ours_sum, half, scratch)
+        vp.online_step(ours, ours_max, ours_sum, half, scratch, target, 5, ours_picked)
+        vp._pick(reference, target, 5, ref_picked)
         vp.online_statistics(reference, ref_max, ref_sum)
     assert_same_bits(np.ascontiguousarray(ours), reference)
     assert_same_bits(ours_max, ref_max)
     assert_same_bits(ours_sum, ref_sum)
+    assert_same_bits(ours_picked, ref_picked)
 
 
 def _rounded(values, half, scratch):
@@ -134,7 +139,8 @@ def test_online_step_wider_than_the_kernel_takes_the_reference():
     columns = kernels.lib().OPEMU_EPILOGUE_COLUMNS + 1
     assert kernels.lib().opemu_kernel_online_max_sum(kernels.float_pointer(np.zeros((1, columns), np.float32)), 1,
                                                      columns, columns, 0, kernels.float_pointer(np.zeros(1, np.float32)),
-                                                     kernels.float_pointer(np.zeros(1, np.float32))) == -1
+                                                     kernels.float_pointer(np.zeros(1, np.float32)), kernels.null(), 0,
+                                                     kernels.null()) == -1
     ours, reference = tile(3, columns, 2), tile(3, columns, 2)
     ours_max, ours_sum = running(3, 1, False)
     ref_max, ref_sum = ours_max.copy(), ours_sum.copy()

@@ -94,7 +94,8 @@ VECTOR_CLONES static float exp_node(const float *row, int64_t n, float m)
  * are made. A row where exp_normal does not cover every logit - m (NaN, infinities, a span past 87) takes
  * the reference's steps through e[]. */
 VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
-                                      float *running_max, float *running_sum)
+                                      float *running_max, float *running_sum, const int64_t *target,
+                                      int64_t first_column, float *picked)
 {
     float e[OPEMU_EPILOGUE_COLUMNS];
     for (int64_t r = 0; r < rows; r++) {
@@ -102,6 +103,8 @@ VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t colum
         const float previous = running_max[r];
         float largest = previous, smallest = __builtin_inff();
         round_and_extremes(row, columns, round_bf16, &largest, &smallest);
+        if (target && target[r] >= first_column && target[r] - first_column < columns)
+            picked[r] = row[target[r] - first_column];
         const float m = largest + 0.0f;
         float sum;
         if (exp_normal_covers_F32(smallest - m, 0.0f))
@@ -121,11 +124,12 @@ VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t colum
 }
 
 int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
-                                float *running_max, float *running_sum)
+                                float *running_max, float *running_sum, const int64_t *target, int64_t first_column,
+                                float *picked)
 {
     if (rows < 0 || columns < 1 || columns > OPEMU_EPILOGUE_COLUMNS || ld < columns)
         return -1;
-    online_rows(logits, rows, columns, ld, round_bf16, running_max, running_sum);
+    online_rows(logits, rows, columns, ld, round_bf16, running_max, running_sum, target, first_column, picked);
     return 0;
 }
 

@@ -197,11 +197,13 @@ int opemu_kernel_exp(int size, const void *x, void *e, int64_t n);
  * aclnnFusedLinearOnlineMaxSum's step over a tile of `rows` rows of `columns` fp32 logits at row pitch `ld`,
  * the logits first rounded in place to bf16 when `round_bf16`. Per row r, with m = max(running_max[r], the
  * row's logits) + 0 (NaN when any is NaN): running_sum[r] = running_sum[r] * exp(running_max[r] - m) +
- * (+0 + the pairwise sum of exp(logit - m)); running_max[r] = m. Returns 0, or -1 for more than
- * OPEMU_EPILOGUE_COLUMNS columns or an ld below them. */
+ * (+0 + the pairwise sum of exp(logit - m)); running_max[r] = m. With `target` (else NULL): picked[r] = the
+ * (rounded) logit in tile column target[r] - first_column, where that lies in [0, columns). Returns 0, or -1 for
+ * more than OPEMU_EPILOGUE_COLUMNS columns or an ld below them. */
 enum { OPEMU_EPILOGUE_COLUMNS = 512 };
 int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
-                                float *running_max, float *running_sum);
+                                float *running_max, float *running_sum, const int64_t *target, int64_t first_column,
+                                float *picked);
 /* aclnnFusedLinearCrossEntropyLossGrad's gradient tile, rows × columns fp32 at row pitch ld, in place. Per
  * row r: g = exp(g - maximum[r]) * reciprocal[r] (softmax NULL) or softmax[r * softmax_ld + j]; then
  * g - 1 at column target[r] (no column when it is outside [0, columns)); then g * grad[r], rounded to bf16

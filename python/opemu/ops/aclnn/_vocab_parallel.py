@@ -130,21 +130,34 @@ def _kernel_ready(tile):
     return lib if lib is not None and tile.dtype == np.float32 and tile.strides[1] == 4 else None
 
 
-def online_step(logits, running_max, running_sum, half, scratch):
+def online_step(logits, running_max, running_sum, half, scratch, target=None, first_column=0, picked=None):
     """One tile of aclnnFusedLinearOnlineMaxSum's online softmax: the fp32 logits rounded in place to `half`
     (None: kept in fp32), then per row M' = max(M, logits) + 0, S' = S·exp(M - M') + Σ exp(logits - M'),
-    written into running_max (M) and running_sum (S). `scratch`: round_in_place's, the tile's size. Runs on
-    the calling thread (the operator gives each core its own tiles)."""
+    written into running_max (M) and running_sum (S). With `target` (one local vocabulary column per row, -1
+    outside the shard), picked[r] = the rounded logit of row r's target when the tile, whose first column is
+    `first_column`, holds it. `scratch`: round_in_place's, the tile's size. Runs on the calling thread (the
+    operator gives each core its own tiles)."""
     lib = _kernel_ready(logits)
     fused_bf16 = lib is not None and half == rounding.BF16
     if half is not None and not fused_bf16:
         _round(logits, half, scratch)
     if lib is None or logits.shape[1] > lib.OPEMU_EPILOGUE_COLUMNS:
+        if target is not None:
+            _pick(logits, target, first_column, picked)
         online_statistics(logits, running_max, running_sum)
         return
     lib.opemu_kernel_online_max_sum(kernels.float_pointer(logits), logits.shape[0], logits.shape[1],
                                     logits.strides[0] // 4, int(fused_bf16), kernels.float_pointer(running_max),
-                                    kernels.float_pointer(running_sum))
+                                    kernels.float_pointer(running_sum),
+                                    kernels.null() if target is None else kernels.int64_pointer(target),
+                                    first_column, kernels.float_pointer(picked))
+
+
+def _pick(logits, target, first_column, picked):
+    """online_step's pick in NumPy (the kernel's reference)."""
+    column = target - first_column
+    here = np.flatnonzero((column >= 0) & (column < logits.shape[1]))
+    picked[here] = logits[here, column[here]]
 
 
 def online_statistics(logits, running_max, running_sum):

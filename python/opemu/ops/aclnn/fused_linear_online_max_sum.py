@@ -131,6 +131,8 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         running_max = np.full(m, -np.inf, np.float32)
         running_sum = np.zeros(m, np.float32)
         target_logit = np.zeros(m, np.float32)
+        target_column = np.full(m, -1, np.int64)   # each row's local vocabulary column, -1 outside the shard
+        target_column[rows_in_shard] = columns
         chunk = vp.tile(m, n)[0]
         blocks = vp.row_blocks(m, n)
         lanes = vp.lanes(blocks)
@@ -145,12 +147,10 @@ class FusedLinearOnlineMaxSum(AclnnOp):
                 for r0, r1 in blocks[lane::lanes]:
                     logits = tile[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
                     blas.product(logits, x[r0:r1], w)
-                    vp.online_step(logits, running_max[r0:r1], running_sum[r0:r1], half if rounded else None, scratch)
+                    vp.online_step(logits, running_max[r0:r1], running_sum[r0:r1], half if rounded else None, scratch,
+                                   target_column[r0:r1], c0, target_logit[r0:r1])
                     if vpl is not None:
                         np.copyto(vpl[r0:r1, c0:c1], logits, casting="unsafe")
-                    target = vp.tile_targets(rows_in_shard, columns, r0, r1, c0, c1)
-                    hit = np.flatnonzero(target >= 0)
-                    target_logit[r0 + hit] = logits[hit, target[hit]]
         vp.by_lanes(walk, lanes)
         v["logitsMaxLocalOut"][...] = running_max
         v["sumExpLogitsLocalOut"][...] = running_sum
