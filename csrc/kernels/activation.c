@@ -103,8 +103,6 @@ static void copy(void *to, const void *from, size_t bytes)
 DEFINE_ACTIVATION(float, f32)
 DEFINE_ACTIVATION(double, f64)
 
-#define P(T, a) ((T *)(a))
-
 /* A call's elements cut for the pool in whole lines of LINE elements, so each piece's vector loop starts aligned
  * as the whole call's does (elementwise: the bits are the same however it is cut). */
 enum { LINE = 64 };

@@ -7,6 +7,7 @@
  * up to 128 eight running sums (element i into sum i mod 8), combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)),
  * then the tail in order; longer runs split in two halves (the first a multiple of 8 long) summed apart
  * and added. The eight running sums are one vector register: the leaves are cloned for AVX2 and AVX-512. */
+#include "kernels.h"
 #include "pairwise.h"
 
 #define PAIRWISE_BLOCK 128

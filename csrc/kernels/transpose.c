@@ -5,7 +5,12 @@
  * bits are the source's, widened exactly. */
 #include "kernels.h"
 #include "widen.h"
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#define WIDEN_IN_REGISTERS 1
+#else
+#define WIDEN_IN_REGISTERS 0
+#endif
 
 #define TILE 16
 
@@ -55,6 +60,7 @@ int opemu_kernel_transpose(int size, int64_t planes, int64_t rows, int64_t cols,
 DEFINE_WIDEN_BLOCK(F16, opemu_half_to_float)
 DEFINE_WIDEN_BLOCK(BF16, opemu_bf16_to_float)
 
+#if WIDEN_IN_REGISTERS
 /* A 16 × 16 bf16 tile: each row widened in a register (the bits moved up by 16), then transposed in
  * registers: 32-bit and 64-bit unpacks give each 128-bit lane a column's four rows; two rounds of lane
  * shuffles gather a column's four lanes. */
@@ -77,7 +83,8 @@ __attribute__((target("avx512f"))) static void widen_tile_bf16(const uint16_t *s
         u[12 + g] = _mm512_unpackhi_epi64(b, d);
     }
     for (int k = 0; k < 4; k++) {
-        __m512i p = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0x44), q = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0xEE);
+        __m512i p = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0x44);
+        __m512i q = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0xEE);
         __m512i rr = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0x44);
         __m512i ss = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0xEE);
         _mm512_storeu_si512(dst + (0 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0x88));
@@ -86,6 +93,7 @@ __attribute__((target("avx512f"))) static void widen_tile_bf16(const uint16_t *s
         _mm512_storeu_si512(dst + (12 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0xDD));
     }
 }
+#endif
 
 int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const void *src, int64_t src_row,
                                   float *dst, int64_t dst_row)
@@ -93,14 +101,20 @@ int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const v
     const uint16_t *s = src;
     if (dtype != 1 && dtype != 2)
         return -1;
+#if WIDEN_IN_REGISTERS
     int tiles = dtype == 2 && __builtin_cpu_supports("avx512f");
+#endif
     for (int64_t r0 = 0; r0 < rows; r0 += WIDEN_TILE)
         for (int64_t c0 = 0; c0 < cols; c0 += WIDEN_TILE) {
             int64_t r1 = r0 + WIDEN_TILE < rows ? r0 + WIDEN_TILE : rows;
             int64_t c1 = c0 + WIDEN_TILE < cols ? c0 + WIDEN_TILE : cols;
-            if (tiles && r1 - r0 == WIDEN_TILE && c1 - c0 == WIDEN_TILE)
+#if WIDEN_IN_REGISTERS
+            if (tiles && r1 - r0 == WIDEN_TILE && c1 - c0 == WIDEN_TILE) {
                 widen_tile_bf16(s + r0 * src_row + c0, src_row, dst + c0 * dst_row + r0, dst_row);
-            else if (dtype == 2)
+                continue;
+            }
+#endif
+            if (dtype == 2)
                 widen_block_BF16(s, src_row, dst, dst_row, r0, r1, c0, c1);
             else
                 widen_block_F16(s, src_row, dst, dst_row, r0, r1, c0, c1);
