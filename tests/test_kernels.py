@@ -131,6 +131,49 @@ def test_activation_kernels_shared_among_the_kernel_threads_are_bit_identical(pi
         assert_same_bits(out, activation.forward(desc, x))
 
 
+@pytest.mark.parametrize("offset", [0, 1, 5], ids=lambda o: "dx %d elements past a line" % o)
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_activation_kernels_streamed_to_the_output_are_bit_identical(dtype, offset):
+    """Outputs past kernels.STREAM_BYTES go out by non-temporal stores, computed a 2048-element block at a time:
+    the same bits for every mode, with parts and blocks cut short (5003 elements, 3 parts), wherever the output
+    starts against a cache line, and in place over dy."""
+    rng = np.random.default_rng(offset)
+    n = 5003
+    y, dy, x = (special(n, dtype, rng) for _ in range(3))
+    storage = np.empty(n + 16, dtype)
+    start = (-storage.ctypes.data % 64) // storage.itemsize + offset
+    out = storage[start:start + n]
+    for mode in ("SIGMOID", "RELU", "TANH", "CLIPPED_RELU", "IDENTITY", "ELU", "SWISH"):
+        desc = activation_desc(M["MCDNN_ACTIVATION_" + mode])
+        with np.errstate(all="ignore"):
+            expected = activation.backward(desc, y, dy, x).astype(dtype, copy=False)
+        call = activation._one_call(desc, y, dy, x, out, pieces=3, streaming=True)
+        if call is None:   # ELU and SWISH take NumPy's exp first, block by block
+            continue
+        assert call() == 0
+        assert_same_bits(out, expected)
+        in_place = dy.copy()
+        assert activation._one_call(desc, y, in_place, x, in_place, pieces=3, streaming=True)() == 0
+        assert_same_bits(in_place, expected)
+    for mode in ("RELU", "CLIPPED_RELU", "IDENTITY"):
+        desc = activation_desc(M["MCDNN_ACTIVATION_" + mode], nan=1)
+        assert activation.c_forward(desc, x, out, pieces=3, streaming=True)
+        assert_same_bits(out, activation.forward(desc, x))
+
+
+def test_activation_backward_with_an_exp_streamed_in_blocks(monkeypatch):
+    """ELU and SWISH (NumPy's exp first, a block at a time) streaming dx too once it is past kernels.STREAM_BYTES."""
+    monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
+    rng = np.random.default_rng(11)
+    y, dy, x = (special(70001, np.float32, rng) for _ in range(3))
+    for mode in ("ELU", "SWISH"):
+        desc = activation_desc(M["MCDNN_ACTIVATION_" + mode])
+        dx = np.empty_like(x)
+        assert activation.c_backward(desc, y, dy, x, dx)
+        with np.errstate(all="ignore"):
+            assert_same_bits(dx, activation.backward(desc, y, dy, x))
+
+
 def pooled(x, window, stride, padding, out_shape):
     """y of max pooling x as opemu's forward computes it."""
     pool = mcdnn.Struct(mode=0, nan=0, nbDims=2, window=window, stride=stride, padding=padding)

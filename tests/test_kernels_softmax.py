@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import conftest
+from opemu.core import kernels
 from opemu.ops.mcdnn import softmax
 from test_kernels import FLOATS, assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
@@ -44,7 +45,7 @@ def test_backward_shared_among_the_kernel_threads_is_bit_identical(log, channel_
     """The images cut into `pieces` parts on the C pool (csrc/kernels/pool.c), each with its own totals (9: more
     parts than the 7 images, which the pool then cuts into 7)."""
     if streaming:
-        monkeypatch.setattr(softmax, "_STREAM_BYTES", 0)
+        monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
     y, dy = pair((7, 5, 301), np.float32, pieces)
     dx = np.empty_like(y)
     with np.errstate(all="ignore"):
@@ -103,9 +104,9 @@ def test_backward_in_place(log, channel_mode, over):
 @pytest.mark.parametrize("channel_mode", [False, True], ids=["instance", "channel"])
 @pytest.mark.parametrize("log", [False, True], ids=["accurate", "log"])
 def test_backward_streamed_to_dx_off_line_alignment(log, channel_mode, offset, monkeypatch):
-    """dx written by non-temporal lines (outputs past _STREAM_BYTES): plain stores up to dx's first whole
+    """dx written by non-temporal lines (outputs past kernels.STREAM_BYTES): plain stores up to dx's first whole
     cache line and after its last, lines between; the same bits wherever dx starts."""
-    monkeypatch.setattr(softmax, "_STREAM_BYTES", 0)
+    monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
     y, dy = pair((3, 7, 1031), np.float32, 13)
     storage = np.empty(y.size + 32, np.float32)
     start = (-storage.ctypes.data % 64) // 4 + offset

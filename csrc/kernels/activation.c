@@ -7,6 +7,7 @@
  * a when a > b, else b, unless b is NaN. */
 #include <string.h>
 #include "kernels.h"
+#include "nontemporal.h"
 
 /* IDENTITY: the values as they are (in place: nothing to do) */
 static void copy(void *to, const void *from, size_t bytes)
@@ -108,7 +109,7 @@ DEFINE_ACTIVATION(double, f64)
 enum { LINE = 64 };
 
 struct activation_job {
-    int mode, size, propagate_nan;
+    int mode, size, propagate_nan, streaming;
     double coef, beta;
     const char *y, *dy, *x, *e;
     char *dx;
@@ -117,26 +118,56 @@ struct activation_job {
 
 static const void *at(const char *base, int64_t offset) { return base ? base + offset : NULL; }
 
-static void backward_piece(const void *job, int index, int64_t lo, int64_t hi)
+/* Outputs far larger than the caches go out by non-temporal stores (nontemporal.h): computed a block at a time into a
+ * buffer in L1, then streamed, so dx costs its write and not also the read a cached store makes first. A block reads
+ * its inputs before anything of it is written, as the whole loop does, so dx may be one of them. */
+enum { STREAM_BLOCK = 2048 };
+
+static void backward_run(const struct activation_job *j, int64_t first, int64_t count, void *out)
 {
-    const struct activation_job *j = job;
-    int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n, off = first * j->size;
+    int64_t off = first * j->size;
     if (j->size == 4)
         backward_f32(j->mode, (float)j->coef, (float)j->beta, at(j->y, off), at(j->dy, off), at(j->x, off),
-                     at(j->e, off), (float *)(j->dx + off), last - first);
+                     at(j->e, off), out, count);
     else
-        backward_f64(j->mode, j->coef, j->beta, at(j->y, off), at(j->dy, off), at(j->x, off), at(j->e, off),
-                     (double *)(j->dx + off), last - first);
+        backward_f64(j->mode, j->coef, j->beta, at(j->y, off), at(j->dy, off), at(j->x, off), at(j->e, off), out,
+                     count);
+}
+
+static void forward_run(const struct activation_job *j, int64_t first, int64_t count, void *out)
+{
+    int64_t off = first * j->size;
+    if (j->size == 4)
+        forward_f32(j->mode, j->propagate_nan, (float)j->coef, at(j->x, off), out, count);
+    else
+        forward_f64(j->mode, j->propagate_nan, j->coef, at(j->x, off), out, count);
+}
+
+/* elements [lo * LINE, hi * LINE) of the job (the last line cut at n), straight into dx or through the buffer */
+static void run_lines(const struct activation_job *j, int64_t lo, int64_t hi,
+                      void (*run)(const struct activation_job *, int64_t, int64_t, void *))
+{
+    int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n;
+    if (!j->streaming) {
+        run(j, first, last - first, j->dx + first * j->size);
+        return;
+    }
+    _Alignas(64) double block[STREAM_BLOCK];
+    for (int64_t b = first; b < last; b += STREAM_BLOCK) {
+        int64_t count = last - b < STREAM_BLOCK ? last - b : STREAM_BLOCK;
+        run(j, b, count, block);
+        opemu_nontemporal_copy(j->dx + b * j->size, block, (size_t)(count * j->size));
+    }
+}
+
+static void backward_piece(const void *job, int index, int64_t lo, int64_t hi)
+{
+    run_lines(job, lo, hi, backward_run);
 }
 
 static void forward_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
-    const struct activation_job *j = job;
-    int64_t first = lo * LINE, last = hi * LINE < j->n ? hi * LINE : j->n, off = first * j->size;
-    if (j->size == 4)
-        forward_f32(j->mode, j->propagate_nan, (float)j->coef, at(j->x, off), (float *)(j->dx + off), last - first);
-    else
-        forward_f64(j->mode, j->propagate_nan, j->coef, at(j->x, off), (double *)(j->dx + off), last - first);
+    run_lines(job, lo, hi, forward_run);
 }
 
 static int known(int mode, int size, int forward)
@@ -148,22 +179,22 @@ static int known(int mode, int size, int forward)
     return mode >= OPEMU_ACT_SIGMOID && mode <= OPEMU_ACT_SWISH;
 }
 
-int opemu_kernel_activation_backward(int pieces, int mode, int size, double coef, double beta, const void *y,
-                                     const void *dy, const void *x, const void *e, void *dx, int64_t n)
+int opemu_kernel_activation_backward(int pieces, int streaming, int mode, int size, double coef, double beta,
+                                     const void *y, const void *dy, const void *x, const void *e, void *dx, int64_t n)
 {
     if (!known(mode, size, 0))
         return -1;
-    struct activation_job job = {mode, size, 0, coef, beta, y, dy, x, e, dx, n};
+    struct activation_job job = {mode, size, 0, streaming, coef, beta, y, dy, x, e, dx, n};
     opemu_pool_split(pieces, (n + LINE - 1) / LINE, backward_piece, &job);
     return 0;
 }
 
-int opemu_kernel_activation_forward(int pieces, int mode, int size, int propagate_nan, double coef, const void *x,
-                                    void *y, int64_t n)
+int opemu_kernel_activation_forward(int pieces, int streaming, int mode, int size, int propagate_nan, double coef,
+                                    const void *x, void *y, int64_t n)
 {
     if (!known(mode, size, 1))
         return -1;
-    struct activation_job job = {mode, size, propagate_nan, coef, 0, NULL, NULL, x, NULL, y, n};
+    struct activation_job job = {mode, size, propagate_nan, streaming, coef, 0, NULL, NULL, x, NULL, y, n};
     opemu_pool_split(pieces, (n + LINE - 1) / LINE, forward_piece, &job);
     return 0;
 }

@@ -22,16 +22,17 @@ enum {
     OPEMU_ACT_SWISH = 6
 };
 
-/* dx[i] of n dense elements, in `pieces` parts on the kernel threads (opemu_pool_split). `e` is exp(min(x, 0))
- * for ELU and sigmoid(beta*x) for SWISH (NumPy computes those: its exp is not libm's), else unused (0).
+/* dx[i] of n dense elements, in `pieces` parts on the kernel threads (opemu_pool_split), `streaming` dx to memory
+ * by non-temporal stores (for a dx far larger than the caches). `e` is exp(min(x, 0)) for ELU and sigmoid(beta*x)
+ * for SWISH (NumPy computes those: its exp is not libm's), else unused (0).
  * Returns 0, or -1 for a mode or size it does not handle. */
-int opemu_kernel_activation_backward(int pieces, int mode, int size, double coef, double beta, const void *y,
-                                     const void *dy, const void *x, const void *e, void *dx, int64_t n);
+int opemu_kernel_activation_backward(int pieces, int streaming, int mode, int size, double coef, double beta,
+                                     const void *y, const void *dy, const void *x, const void *e, void *dx, int64_t n);
 
-/* y[i] of n dense elements for RELU, CLIPPED_RELU (clamped to coef) and IDENTITY, in `pieces` parts;
- * `propagate_nan` as the descriptor's NaN option. Returns 0, or -1 for another mode or size. */
-int opemu_kernel_activation_forward(int pieces, int mode, int size, int propagate_nan, double coef, const void *x,
-                                    void *y, int64_t n);
+/* y[i] of n dense elements for RELU, CLIPPED_RELU (clamped to coef) and IDENTITY, in `pieces` parts, `streaming`
+ * as above; `propagate_nan` as the descriptor's NaN option. Returns 0, or -1 for another mode or size. */
+int opemu_kernel_activation_forward(int pieces, int streaming, int mode, int size, int propagate_nan, double coef,
+                                    const void *x, void *y, int64_t n);
 
 /* Max-pooling backward over `images` (n) by `planes` (c) 2-D planes, the n x c planes in `pieces` parts on the
  * kernel threads: dx of each plane from x, y, dy, the window (kh, kw), stride (sh, sw) and padding (ph, pw).

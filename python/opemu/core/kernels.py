@@ -86,6 +86,11 @@ def null():
 
 
 
+# An output this large cannot stay in a core's cache: kernels that take a `streaming` flag write it by non-temporal
+# stores (csrc/kernels/nontemporal.h), which spare each line the read a cached store makes first.
+STREAM_BYTES = 4 << 20
+
+
 def dense(*arrays):
     """True when the arrays are C-contiguous and of the one float type the kernels take (float32/64)."""
     first = arrays[0].dtype

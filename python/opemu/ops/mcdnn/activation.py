@@ -100,15 +100,17 @@ def _transcendental(desc, x, e):
     return kernels.address(e)
 
 
-def _one_call(desc, y, dy, x, dx, pieces=1):
+def _one_call(desc, y, dy, x, dx, pieces=1, streaming=None):
     """The C kernel's call over all of dx in `pieces` parts (parallel.c_pieces), its arguments bound, when it
-    takes these 1-D dense views in one call (no exp to take first), else None."""
+    takes these 1-D dense views in one call (no exp to take first), else None. `streaming` (default: by dx's
+    size) writes dx by non-temporal stores."""
     lib = kernels.lib()
     if (lib is None or desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
             or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x)):
         return None
-    return functools.partial(lib.opemu_kernel_activation_backward, pieces, desc.mode, dx.itemsize, desc.coef,
-                             desc.swish_beta, kernels.address(y), kernels.address(dy), kernels.address(x),
+    streaming = dx.nbytes >= kernels.STREAM_BYTES if streaming is None else streaming
+    return functools.partial(lib.opemu_kernel_activation_backward, pieces, int(streaming), desc.mode, dx.itemsize,
+                             desc.coef, desc.swish_beta, kernels.address(y), kernels.address(dy), kernels.address(x),
                              kernels.null(), kernels.address(dx), dx.size)
 
 
@@ -120,26 +122,27 @@ def c_backward(desc, y, dy, x, dx):
     one = _one_call(desc, y, dy, x, dx)
     if one is not None:  # one call over everything, on the views themselves
         return one() == 0
-    size = dx.itemsize
+    size, streaming = dx.itemsize, int(dx.nbytes >= kernels.STREAM_BYTES)
     e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype)
     for lo in range(0, dx.size, _BLOCK):
         hi = min(lo + _BLOCK, dx.size)
         address = _transcendental(desc, x[lo:hi], e[:hi - lo])
-        if lib.opemu_kernel_activation_backward(1, desc.mode, size, desc.coef, desc.swish_beta,
+        if lib.opemu_kernel_activation_backward(1, streaming, desc.mode, size, desc.coef, desc.swish_beta,
                                                 kernels.address(y[lo:]), kernels.address(dy[lo:]),
                                                 kernels.address(x[lo:]), address, kernels.address(dx[lo:]), hi - lo):
             return False
     return True
 
 
-def c_forward(desc, x, y, pieces=1):
+def c_forward(desc, x, y, pieces=1, streaming=None):
     """forward() into y by the C kernel (RELU, CLIPPED_RELU, IDENTITY) in `pieces` parts, on 1-D dense views;
-    False when it does not apply."""
+    False when it does not apply. `streaming` as _one_call's."""
     lib = kernels.lib()
     if lib is None or not kernels.dense(x, y) or not kernels.apart(y, x):
         return False
-    return lib.opemu_kernel_activation_forward(pieces, desc.mode, x.itemsize, int(desc.nan), desc.coef,
-                                               kernels.address(x), kernels.address(y), x.size) == 0
+    streaming = y.nbytes >= kernels.STREAM_BYTES if streaming is None else streaming
+    return lib.opemu_kernel_activation_forward(pieces, int(streaming), desc.mode, x.itemsize, int(desc.nan),
+                                               desc.coef, kernels.address(x), kernels.address(y), x.size) == 0
 
 
 def backward(desc, y, dy, x, out=None):

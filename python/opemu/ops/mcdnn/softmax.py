@@ -164,9 +164,6 @@ class SoftmaxBackward(mcdnn.McdnnOp):
         mcdnn.by_batch(v, run)
 
 
-_STREAM_BYTES = 4 << 20  # a dx this large cannot stay in a core's cache: the kernel streams it to memory
-
-
 def _forward_kernel(algo, channel_mode, x, y):
     """forward() by the C kernel, written into y; False when the reference must run or the arrays are not
     dense compute-type arrays that y overlaps only as the very same view (not at all for LOG, whose second
@@ -204,6 +201,6 @@ def _kernel(log, channel_mode, y, dy, dx, pieces=1):
     spatial = y.size // (n * c)
     total = scratch.buffer("softmax totals", (pieces, spatial if channel_mode else 1), y.dtype)
     return lib.opemu_kernel_softmax_backward(pieces, y.itemsize, int(log), int(channel_mode),
-                                             int(dx.nbytes >= _STREAM_BYTES), kernels.address(y),
+                                             int(dx.nbytes >= kernels.STREAM_BYTES), kernels.address(y),
                                              kernels.address(dy), kernels.address(dx), kernels.address(total),
                                              n, c, spatial) == 0
