@@ -29,10 +29,15 @@ def _same(ours, reference):   # a NaN is a NaN (which one an add passes on is th
     return np.array_equal(np.isnan(ours), nan) and ours[~nan].tobytes() == reference[~nan].tobytes()
 
 
+@pytest.mark.parametrize("streaming", [False, True], ids=["cached out", "out streamed"])
 @pytest.mark.parametrize("scale", [False, True])
 @pytest.mark.parametrize("specials", [False, True], ids=["random", "special values"])
 @pytest.mark.parametrize("case", ["few repeats", "long segments", "one index", "odd width", "split over threads"])
-def test_segment_sums_are_the_references(case, specials, scale, monkeypatch):
+def test_segment_sums_are_the_references(case, specials, scale, streaming, monkeypatch):
+    """Every out row the same bits, whether summed in place or (an out past kernels.STREAM_BYTES) in scratch and
+    written by non-temporal stores; the rows read next are prefetched either way."""
+    if streaming:
+        monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
     rng = np.random.default_rng(len(case))
     count, dim, weights = {"few repeats": (3000, 64, 900), "long segments": (5000, 16, 7),
                            "one index": (1000, 33, 4), "odd width": (2000, 5, 300),
@@ -47,7 +52,10 @@ def test_segment_sums_are_the_references(case, specials, scale, monkeypatch):
     assert _same(ours, reference)
 
 
-def test_segment_sums_of_strided_rows(monkeypatch):
+@pytest.mark.parametrize("streaming", [False, True], ids=["cached out", "out streamed"])
+def test_segment_sums_of_strided_rows(streaming, monkeypatch):
+    if streaming:
+        monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
     rng = np.random.default_rng(4)
     base = rng.standard_normal((1500, 80)).astype(np.float32)
     rows = base[::-2, 3:51]

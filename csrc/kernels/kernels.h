@@ -89,11 +89,12 @@ int opemu_kernel_norm_rows(int centre, const float *x, int64_t x_stride, int64_t
 
 /* EmbeddingDenseBackward's sums of fp32 grad rows (csrc/kernels/segments.c): segment s is the `lengths[s]`
  * rows order[starts[s]…], summed into out row targets[s] (out_stride elements apart), scaled by 1/length
- * when `scale`. `part` holds `dim` floats of scratch. Returns 0, or -1 for a bad size. */
+ * when `scale`; `streaming` writes the out rows by non-temporal stores (an out far larger than the caches).
+ * `scratch` holds 2 * dim floats. Returns 0, or -1 for a bad size. */
 int opemu_kernel_segment_sums(const float *rows, int64_t row_stride, int64_t dim, const int64_t *order,
                               const int64_t *starts, const int64_t *lengths, const int64_t *targets, int64_t segments,
-                              int scale, int64_t long_segment, int64_t block_rows, float *out, int64_t out_stride,
-                              float *part);
+                              int scale, int64_t long_segment, int64_t block_rows, int streaming, float *out,
+                              int64_t out_stride, float *scratch);
 
 /* ---- mcDNN batch normalization (csrc/kernels/batchnorm.c) ----
  * A block of `channels` channels, each `images` rows of `spatial` dense elements; strides in elements

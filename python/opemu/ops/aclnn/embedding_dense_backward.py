@@ -203,12 +203,14 @@ def _segment_kernel(rows, order, starts, lengths, targets, out, scale):
                                                            side="right").tolist()))
     pointer, floats = kernels.int64_pointer, kernels.float_pointer
 
+    streaming = int(out.nbytes >= kernels.STREAM_BYTES)
+
     def run(lo, hi):
-        part = np.empty(rows.shape[1], np.float32)   # named: a cast pointer does not keep its array alive
+        part = np.empty(2 * rows.shape[1], np.float32)   # named: a cast pointer does not keep its array alive
         lib.opemu_kernel_segment_sums(floats(rows), rows.strides[0] // 4, rows.shape[1], pointer(order),
                                       pointer(starts[lo:hi]), pointer(lengths[lo:hi]), pointer(targets[lo:hi]),
-                                      hi - lo, int(scale), LONG_SEGMENT, BLOCK_ROWS, floats(out), out.strides[0] // 4,
-                                      floats(part))
+                                      hi - lo, int(scale), LONG_SEGMENT, BLOCK_ROWS, streaming, floats(out),
+                                      out.strides[0] // 4, floats(part))
     parallel.run(run, list(zip(bounds, bounds[1:])), parallel=parts > 1)
     return True
 
