@@ -10,6 +10,10 @@ import torch
 
 from acl import DeviceTensor, recent_error
 from acl_args import call, from_torch, random, result, scalar, to_torch, tolerance
+from opemu import api
+from opemu.core import parallel
+from opemu.core.scalar import Scalar
+from opemu.ops.aclnn import _family
 
 PARAM_NULLPTR, PARAM_INVALID = 161001, 161002
 BF16 = ml_dtypes.bfloat16
@@ -272,3 +276,37 @@ def test_integral_sigmoid_computes_in_float():
     dx, do = DeviceTensor(x), DeviceTensor(np.zeros(3, np.float32))
     assert call("aclnnSigmoid", dx, do) == (0, 0, 0), recent_error()
     oracle_compare(result(do), torch.sigmoid(to_torch(x).float()), np.float32)
+
+
+SPLIT_CASES = {   # op: (operands, output dtype); bf16 operands compute in fp32 and round into the output
+    "aclnnAdd": (dict(self=np.float32, other=np.float32, alpha=2.5), np.float32),
+    "aclnnMul": (dict(self=BF16, other=BF16), BF16),
+    "aclnnExp": (dict(self=np.float16), np.float16),
+    "aclnnGtTensor": (dict(self=np.float32, other=np.float32), np.bool_),
+    "aclnnInplaceMul": (dict(selfRef=np.float32, other=np.float32), None),
+}
+
+
+@pytest.mark.parametrize("op", sorted(SPLIT_CASES))
+def test_large_calls_shared_among_the_cores_give_one_calls_bits(op, monkeypatch):
+    """A call whose operands all have the output's shape runs in contiguous parts on the cores (3 here, over
+    an odd count); elementwise, so the bits are those of the call made whole, in place too."""
+    spec, out_dtype = SPLIT_CASES[op]
+    shape = (37, 1001)
+    splits, split_calls = [], parallel.split
+    monkeypatch.setattr(parallel, "split", lambda count, *rest: (splits.append(count), split_calls(count, *rest)))
+
+    def run(parts):
+        monkeypatch.setattr(parallel, "WORKERS", parts)
+        monkeypatch.setattr(_family, "PARALLEL_MIN", 1 if parts > 1 else 1 << 62)
+        rng = np.random.default_rng(len(op))
+        arguments = {name: (random(shape, kind, rng) if isinstance(kind, type) else Scalar.of(np.float32(kind)))
+                     for name, kind in spec.items()}
+        if out_dtype is not None:
+            arguments["out"] = np.zeros(shape, out_dtype)
+        api.call(op, **arguments)
+        return arguments["out" if out_dtype is not None else "selfRef"]
+
+    split, whole = run(3), run(1)
+    assert splits == [37 * 1001]
+    assert split.view(np.uint8).tobytes() == whole.view(np.uint8).tobytes()

@@ -6,10 +6,11 @@ variants), the dtype lists per product, how the result dtype is found, and the N
 Phase 1 runs ops-math's usual order: nulls → input dtypes → output dtypes → promotion (and alpha)
 → result castable to the output → rank ≤ 8 → broadcast → output shape. Compute converts the
 operands to the compute dtype (fp16/bf16 in fp32), runs the kernel and rounds once into the
-output through its view (in-place: the first operand's view)."""
+output through its view (in-place: the first operand's view). A large call whose operands all have the
+output's shape runs in contiguous parts on the cores (elementwise: the same bits however it is cut)."""
 import numpy as np
 
-from opemu.core import checks, dtypes, status
+from opemu.core import checks, dtypes, kernels, parallel, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn import _promotion as P
 
@@ -111,10 +112,38 @@ class Elementwise(AclnnOp):
                 args.append(None if value is None else value.as_type(ct))
             else:
                 args.append(value)
-        if target.dtype == ct or (self.result == "bool" and target.dtype == np.bool_):
-            self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
+        direct = target.dtype == ct or (self.result == "bool" and target.dtype == np.bool_)
+        flat = _flat(target, args) if target.size >= PARALLEL_MIN and parallel.WORKERS > 1 else None
+        if flat is None:
+            self._apply(args, target, direct)
             return
-        P.store(target, self.kernel(*args))
+        target, args = flat
+        parallel.split(target.size, lambda lo, hi: self._apply([x[lo:hi] if _sliced(x) else x for x in args],
+                                                                target[lo:hi], direct))
+
+    def _apply(self, args, target, direct):
+        if direct:
+            self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
+        else:
+            P.store(target, self.kernel(*args))
+
+
+PARALLEL_MIN = 1 << 18   # elements below which the second core costs more than it saves
+
+
+def _sliced(operand):
+    return isinstance(operand, np.ndarray) and operand.ndim == 1
+
+
+def _flat(target, args):
+    """(target, operands) as 1-D views when the target and every tensor operand are C-contiguous and of the
+    target's shape, and each operand either is the target's very view or shares no memory with it (a part
+    then reads only what no other part writes); else None."""
+    tensors = [x for x in args if isinstance(x, np.ndarray) and x.ndim]
+    if (not target.flags.c_contiguous or any(x.shape != target.shape or not x.flags.c_contiguous for x in tensors)
+            or not kernels.apart(target, *tensors)):
+        return None
+    return target.reshape(-1), [x.reshape(-1) if isinstance(x, np.ndarray) and x.ndim else x for x in args]
 
 
 def _one_write_per_location(shape, strides):
