@@ -17,7 +17,7 @@
 enum { LINE_FLOATS = 16 };
 
 /* total = row (copy) or total += row, prefetching `next` (NULL: nothing follows) as it goes */
-static void pass_row(float *restrict total, const float *restrict row, const float *next, int64_t dim, int add)
+static void pass_row(float *total, const float *row, const float *next, int64_t dim, int add)
 {
     int64_t j = 0;
     if (next)
