@@ -85,7 +85,6 @@ def null():
     return device.ffi.NULL
 
 
-
 # An output this large cannot stay in a core's cache: kernels that take a `streaming` flag write it by non-temporal
 # stores (csrc/kernels/nontemporal.h), which spare each line the read a cached store makes first.
 STREAM_BYTES = 4 << 20
