@@ -2,6 +2,7 @@
 dtypes, broadcasting, aclScalar operands with their own dtype, in-place variants on strided
 views, empty tensors, and each documented check with its status and message."""
 import ctypes
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -154,6 +155,19 @@ def test_unary_like_torch(op, dtype):
     assert call(op, dx, do) == (0, 0, 0), recent_error()
     expected = UNARY[op](to_torch(x).float()).to(to_torch(x).dtype)
     oracle_compare(result(do), expected, dtype)
+
+
+def test_overflow_and_invalid_results_come_without_a_warning():
+    """inf and NaN are results (an Exp past fp32's range, a 0/0 Div), as on the device: nothing is printed."""
+    x, zero = np.array([1e38, 0.0], np.float32), np.zeros(2, np.float32)
+    dx, dz, do, dq = DeviceTensor(x), DeviceTensor(zero), DeviceTensor(np.zeros(2, np.float32)), \
+        DeviceTensor(np.zeros(2, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert call("aclnnExp", dx, do) == (0, 0, 0), recent_error()
+        assert call("aclnnDiv", dz, dz, dq) == (0, 0, 0), recent_error()
+    assert result(do)[0] == np.inf and result(do)[1] == 1
+    assert np.isnan(result(dq)).all()
 
 
 @pytest.mark.parametrize("op", ["aclnnExp", "aclnnSqrt", "aclnnSin", "aclnnTanh"])

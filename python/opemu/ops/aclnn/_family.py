@@ -122,10 +122,11 @@ class Elementwise(AclnnOp):
                                                                 target[lo:hi], direct))
 
     def _apply(self, args, target, direct):
-        if direct:
-            self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
-        else:
-            P.store(target, self.kernel(*args))
+        with np.errstate(all="ignore"):   # inf and NaN are results on the device, not warnings on the app's stderr
+            if direct:
+                self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
+            else:
+                P.store(target, self.kernel(*args))
 
 
 PARALLEL_MIN = 1 << 18   # elements below which the second core costs more than it saves
