@@ -3,6 +3,7 @@ embedding_dense_backward for every grad and index dtype, paddingIdx as int64, sc
 out's dtype, views, empty tensors, out-of-range indices, every phase-1 check and the sample."""
 import ctypes
 import types
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -262,6 +263,23 @@ def test_sample_prints_the_summed_rows(build_dir):
     assert result.returncode == 0, result.stdout + result.stderr
     values = [float(line.split()[-1]) for line in result.stdout.splitlines() if line.startswith("out result[")]
     assert values == pytest.approx([2.2, 2.4, 2.6, 0, 0, 0, 1.1, 1.2, 1.3, 0, 0, 0, 0, 0, 0])
+
+
+@pytest.mark.parametrize("size", ["small", "segments"])
+def test_infinite_sums_come_without_a_warning(size):
+    """inf + -inf on one index gives NaN, and fp16 sums past 65504 give inf, as on the device: results, with no
+    RuntimeWarning on the app's stderr, for the one-pass sum of a few rows and for the segment path."""
+    rows = 2 if size == "small" else 5000
+    grad = np.zeros((rows, 16), np.float16)
+    grad[0], grad[1] = np.inf, -np.inf
+    grad[2:] = 60000.0
+    indices = np.zeros(rows, np.int64)
+    indices[2:] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = run(grad, indices, 3)
+    assert np.isnan(out[0]).all() and (out[1] == (np.inf if rows > 3 else 0)).all() and (out[2] == 0).all()
+
 
 
 @pytest.mark.parametrize("grad_dtype", GRAD_DTYPES, ids=lambda d: np.dtype(d).name)

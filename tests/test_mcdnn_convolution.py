@@ -3,6 +3,7 @@ PyTorch CPU (conv2d/conv3d, their gradients, transposed convolution = backward d
 groups (depthwise), dilation, stride, padding, CONVOLUTION vs CROSS_CORRELATION, NHWC, every data type,
 alpha/beta, every emulated algorithm, the algorithm queries and the documented errors."""
 import ctypes
+import warnings
 
 import numpy as np
 import pytest
@@ -543,6 +544,27 @@ def test_an_infinite_input_no_window_reads_leaves_the_filter_gradient_finite(han
                                                 dwd.address) == 0, recent_error()
     expected = reference_backward(x, w, dy.astype(np.float64), case[3], case[5])[1]
     assert np.isfinite(expected).all()
+    same_values(dwd.read(), expected)
+
+
+def test_an_infinite_input_inside_the_windows_gives_a_non_finite_filter_gradient_without_a_warning(handle):
+    """An inf that windows read makes the filter gradient inf, or NaN where it meets a zero dy (computed on
+    columns: the grid would add 0 * inf from its gaps), as on the device: results, with no RuntimeWarning on
+    the app's stderr."""
+    case = ((2, 2, 6, 7), 3, (3, 2), (1, 0), (1, 1), (1, 1), 1)
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, case, CROSS_CORRELATION)
+    x[1, 1, 3, 3] = np.inf
+    dy = np.random.default_rng(6).standard_normal(y_desc.dims).astype(np.float32)
+    dy[1, 0] = 0   # inf * 0: NaN in output channel 0's taps
+    xd, dyd, dwd = DeviceTensor(x_desc, x), DeviceTensor(y_desc, dy), DeviceTensor(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lib().mcdnnConvolutionBackwardFilter(handle, scale(1.0, FLOAT), x_desc.handle, xd.address,
+                                                    y_desc.handle, dyd.address, conv.handle, 0, None,
+                                                    ctypes.c_size_t(0), scale(0.0, FLOAT), f.handle,
+                                                    dwd.address) == 0, recent_error()
+    expected = reference_backward(x, w, dy.astype(np.float64), case[3], case[5])[1]
+    assert not np.isfinite(expected).all() and np.isfinite(expected).any()
     same_values(dwd.read(), expected)
 
 

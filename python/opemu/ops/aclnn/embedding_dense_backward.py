@@ -180,13 +180,14 @@ def _accumulate_small(rows, keys, out, scale):
     row gives that row's bits exactly (as the segments' copy of it); the scaling is the same fp32 product."""
     total = np.empty(out.shape, np.float32)
     total.fill(-0.0)
-    np.add.at(total, keys, rows.astype(np.float32, copy=False))
-    counts = np.bincount(keys, minlength=out.shape[0])
-    np.copyto(total, 0, where=(counts == 0)[:, None])
-    if scale:
-        repeated = counts > 1
-        total[repeated] *= (np.float32(1) / counts[repeated].astype(np.float32))[:, None]
-    out[...] = total
+    with np.errstate(all="ignore"):   # inf - inf, and sums past fp16's range: results, not warnings
+        np.add.at(total, keys, rows.astype(np.float32, copy=False))
+        counts = np.bincount(keys, minlength=out.shape[0])
+        np.copyto(total, 0, where=(counts == 0)[:, None])
+        if scale:
+            repeated = counts > 1
+            total[repeated] *= (np.float32(1) / counts[repeated].astype(np.float32))[:, None]
+        out[...] = total
 
 
 def _segment_kernel(rows, order, starts, lengths, targets, out, scale):
@@ -218,15 +219,16 @@ def _segment_kernel(rows, order, starts, lengths, targets, out, scale):
 def _sum_segments(rows, order, starts, length, targets, out, scale):
     """Sums `len(starts)` segments of equal `length` of the sorted order, rows added in order.
     (Fancy-index gathers: NumPy's fastest row gather; half rows are widened exactly by the add.)"""
-    if length > LONG_SEGMENT:
-        total = _sum_long(rows, order[starts[0]:starts[0] + length])[None, :]
-    else:
-        total = rows[order[starts]].astype(np.float32, copy=False)
-        for r in range(1, length):
-            np.add(total, rows[order[starts + r]], out=total)
-    if scale and length > 1:
-        np.multiply(total, np.float32(1) / np.float32(length), out=total)
-    out[targets] = total
+    with np.errstate(all="ignore"):   # as _accumulate_small's (a pool thread's errstate is its own)
+        if length > LONG_SEGMENT:
+            total = _sum_long(rows, order[starts[0]:starts[0] + length])[None, :]
+        else:
+            total = rows[order[starts]].astype(np.float32, copy=False)
+            for r in range(1, length):
+                np.add(total, rows[order[starts + r]], out=total)
+        if scale and length > 1:
+            np.multiply(total, np.float32(1) / np.float32(length), out=total)
+        out[targets] = total
 
 
 def _sum_long(rows, positions):

@@ -262,7 +262,8 @@ def _columns_backward_data(dy, wmat, g, scratch):
 def _columns_backward_filter(images, dy, g, scratch, acc):
     nb = images.shape[0]
     cols = im2col(images, g, scratch).reshape(g.groups, g.cg * g.rs, nb * g.l)
-    acc += np.matmul(cols, _gemm_operand(dy, g, scratch).transpose(0, 2, 1)).transpose(0, 2, 1)
+    with np.errstate(all="ignore"):   # the path non-finite data takes: inf and NaN are its results
+        acc += np.matmul(cols, _gemm_operand(dy, g, scratch).transpose(0, 2, 1)).transpose(0, 2, 1)
 
 
 # ---- the grid (unit stride) ----
