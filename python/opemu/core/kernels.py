@@ -86,8 +86,14 @@ def null():
 
 
 # An output this large cannot stay in a core's cache: kernels that take a `streaming` flag write it by non-temporal
-# stores (csrc/kernels/nontemporal.h), which spare each line the read a cached store makes first.
+# stores (csrc/kernels/nontemporal.h), which spare each line the read a cached store makes first. (BN keeps the
+# 16 MiB it was measured with, bn_common.STREAM_BYTES.)
 STREAM_BYTES = 4 << 20
+
+
+def streaming(out):
+    """A kernel's `streaming` flag for output `out`: 1 past STREAM_BYTES."""
+    return int(out.nbytes >= STREAM_BYTES)
 
 
 def dense(*arrays):

@@ -204,7 +204,7 @@ def _segment_kernel(rows, order, starts, lengths, targets, out, scale):
                                                            side="right").tolist()))
     pointer, floats = kernels.int64_pointer, kernels.float_pointer
 
-    streaming = int(out.nbytes >= kernels.STREAM_BYTES)
+    streaming = kernels.streaming(out)
 
     def run(lo, hi):
         part = np.empty(2 * rows.shape[1], np.float32)   # named: a cast pointer does not keep its array alive

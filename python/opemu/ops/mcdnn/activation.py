@@ -108,8 +108,8 @@ def _one_call(desc, y, dy, x, dx, pieces=1, streaming=None):
     if (lib is None or desc.mode in (M["MCDNN_ACTIVATION_ELU"], M["MCDNN_ACTIVATION_SWISH"])
             or not kernels.dense(y, dy, x, dx) or not kernels.apart(dx, y, dy, x)):
         return None
-    streaming = dx.nbytes >= kernels.STREAM_BYTES if streaming is None else streaming
-    return functools.partial(lib.opemu_kernel_activation_backward, pieces, int(streaming), desc.mode, dx.itemsize,
+    streaming = kernels.streaming(dx) if streaming is None else int(streaming)
+    return functools.partial(lib.opemu_kernel_activation_backward, pieces, streaming, desc.mode, dx.itemsize,
                              desc.coef, desc.swish_beta, kernels.address(y), kernels.address(dy), kernels.address(x),
                              kernels.null(), kernels.address(dx), dx.size)
 
@@ -122,7 +122,7 @@ def c_backward(desc, y, dy, x, dx):
     one = _one_call(desc, y, dy, x, dx)
     if one is not None:  # one call over everything, on the views themselves
         return one() == 0
-    size, streaming = dx.itemsize, int(dx.nbytes >= kernels.STREAM_BYTES)
+    size, streaming = dx.itemsize, kernels.streaming(dx)
     e = scratch.buffer("activation exp", (min(_BLOCK, dx.size),), dx.dtype)
     for lo in range(0, dx.size, _BLOCK):
         hi = min(lo + _BLOCK, dx.size)
@@ -140,8 +140,8 @@ def c_forward(desc, x, y, pieces=1, streaming=None):
     lib = kernels.lib()
     if lib is None or not kernels.dense(x, y) or not kernels.apart(y, x):
         return False
-    streaming = y.nbytes >= kernels.STREAM_BYTES if streaming is None else streaming
-    return lib.opemu_kernel_activation_forward(pieces, int(streaming), desc.mode, x.itemsize, int(desc.nan),
+    streaming = kernels.streaming(y) if streaming is None else int(streaming)
+    return lib.opemu_kernel_activation_forward(pieces, streaming, desc.mode, x.itemsize, int(desc.nan),
                                                desc.coef, kernels.address(x), kernels.address(y), x.size) == 0
 
 

@@ -201,6 +201,6 @@ def _kernel(log, channel_mode, y, dy, dx, pieces=1):
     spatial = y.size // (n * c)
     total = scratch.buffer("softmax totals", (pieces, spatial if channel_mode else 1), y.dtype)
     return lib.opemu_kernel_softmax_backward(pieces, y.itemsize, int(log), int(channel_mode),
-                                             int(dx.nbytes >= kernels.STREAM_BYTES), kernels.address(y),
+                                             kernels.streaming(dx), kernels.address(y),
                                              kernels.address(dy), kernels.address(dx), kernels.address(total),
                                              n, c, spatial) == 0
