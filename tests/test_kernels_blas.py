@@ -156,6 +156,35 @@ def test_chain_sums_leave_the_rest_of_c_alone():
     assert (buffer[outside] == 7.0).all()
 
 
+@chained
+@pytest.mark.parametrize("rows,cols", [(2, 2), (7, 17), (13, 64), (9, 100), (6, 250)])
+def test_chain_sums_read_b_transposed_as_they_read_its_copy(rows, cols):
+    """b given as its columns, one after another (a 1x1 filter gradient's dy): the sums of the copy laid out
+    as rows, to the bit, for terms of every length up to K_BLOCK (whole and partial 16 x 16 tiles)."""
+    rng = np.random.default_rng(rows * 100 + cols)
+    a, b, tables, _ = _chain_case(rng, rows, cols, [1, 16, 37, blas.K_BLOCK, 5])
+    ldb = b.shape[0] + 3
+    columns = np.full((b.shape[1], ldb), np.nan, np.float32)   # column n of b is row n here
+    columns[:, :b.shape[0]] = b.T
+    offsets = tables["b_at"] - tables["ldb"]                    # each term's first column, row 1 of b
+    transposed_at = (offsets * ldb + 1).astype(np.int64)
+    expected, got = np.empty((rows, cols), np.float32), np.empty((rows, cols), np.float32)
+    _chain(expected, a, b, tables)
+    assert blas.chain_sums(got, a, tables["a_rows"], tables["a_at"], columns, transposed_at, ldb, tables["inner"],
+                           False, b_transposed=True) == 0
+    assert got.tobytes() == expected.tobytes()
+
+
+@chained
+def test_chain_sums_refuse_a_transposed_term_past_one_k_block():
+    a = np.ones((2, blas.K_BLOCK + 1), np.float32)
+    got = np.full((2, 2), 7.0, np.float32)
+    table = np.zeros(1, np.int64)
+    assert blas.chain_sums(got, a, np.array([0, blas.K_BLOCK + 1], np.int64), table, a, table, blas.K_BLOCK + 1,
+                           np.array([blas.K_BLOCK + 1], np.int64), False, b_transposed=True) == -2
+    assert (got == 7.0).all()
+
+
 GEOMETRIES = {   # x shape, w shape, pad, dilation, groups
     "3x3": ((3, 5, 9, 8), (6, 5, 3, 3), (1, 1), (1, 1), 1),
     "5x3 dilated": ((2, 4, 11, 10), (3, 4, 5, 3), (2, 1), (2, 3), 1),
@@ -259,6 +288,43 @@ def test_one_by_one_straight_into_y_is_the_grids_result(case, monkeypatch):
         for lo, hi in conv_kernel.chunks(g, scratch):
             assert run(source[lo:hi], wmat, g, scratch, direct[lo:hi]) is None
         assert direct.tobytes() == on_grid.tobytes()
+
+
+POINTWISE_FILTER = dict(POINTWISE, **{
+    "positions past one block": ((3, 5, 13, 11), (70, 5, 1, 1), 1),
+    "every other image of a batch": ((4, 6, 9, 8), (20, 6, 1, 1), 2),
+})
+
+
+@chained
+@pytest.mark.parametrize("case", POINTWISE_FILTER, ids=list(POINTWISE_FILTER))
+def test_one_by_one_filter_gradient_from_the_images_is_its_reference(case, monkeypatch):
+    """The 1x1 filter gradient read straight from x and dy (the kernel transposing dy itself) has the bits of the
+    NumPy reference's per-block GEMMs on the grid, chunk by chunk."""
+    x_shape, w_shape, groups = POINTWISE_FILTER[case]
+    spatial = len(x_shape) - 2
+    g = conv_kernel.Geometry(x_shape, w_shape, (0,) * spatial, (1,) * spatial, (1,) * spatial, groups, False)
+    ct = np.dtype(np.float32)
+    rng = np.random.default_rng(9)
+    x = _special(rng, (2 * x_shape[0],) + x_shape[1:], np.float32)
+    dy = _special(rng, (x_shape[0], w_shape[0]) + g.out, np.float32)
+    x[np.abs(x) > 1e30] = 1.5   # finite sums: a non-finite gradient is recomputed on columns
+    dy[np.abs(dy) > 1e30] = -2.5
+    x = x[::2] if case == "every other image of a batch" else x[:x_shape[0]]
+    monkeypatch.setattr(conv_kernel, "CHUNK_BYTES", 1)
+    taken = []
+    direct = conv_kernel._pointwise_filter
+    monkeypatch.setattr(conv_kernel, "_pointwise_filter", lambda *a: taken.append(direct(*a)) or taken[-1])
+
+    def compute():
+        scratch = conv_kernel.Scratch(g, ct, filter_gradient=True)
+        return conv_kernel.backward_filter(lambda lo, hi: (x[lo:hi], dy[lo:hi]), g, scratch, ct).tobytes()
+
+    fast = compute()
+    assert taken and all(taken)
+    monkeypatch.setattr(blas, "_gemms", {})
+    monkeypatch.setattr(blas, "_chain", False)
+    assert fast == compute()
 
 
 def test_one_by_one_into_its_own_input_goes_through_the_grid():

@@ -9,6 +9,7 @@
  * chain, so the two agree to the bit. Whether that holds for the BLAS at hand is a measured fact, not an
  * assumption: opemu.core.blas compares the two on a probe before the kernel is used. */
 #include "kernels.h"
+#include "transpose16.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -61,6 +62,33 @@ __attribute__((target("avx512f"))) static inline void prefetch_next(const float 
             _mm_prefetch((const char *)(b + k * ldb + (vecs + v) * LANES), _MM_HINT_T1);
 }
 
+/* b given transposed (a 1x1 filter gradient reads dy as it lies, positions innermost): a term's share of the
+ * column tile, inner rows by `cols` columns, packed row-major `width` apart into L1 first, in 16 x 16
+ * register tiles, so the tiles read it as they read b. The chains are the same either way. */
+#define PACKED_INNER 128   /* a term's rows the packing holds: the callers' K blocks */
+#define PACKED_WIDTH 64    /* the widest column tile */
+
+__attribute__((target("avx512f"))) static void pack_transposed(const float *bt, int64_t ldb, int64_t inner,
+                                                              int64_t cols, float *packed, int64_t width)
+{
+    int64_t n0 = 0;
+    for (; n0 + LANES <= cols; n0 += LANES) {
+        int64_t k0 = 0;
+        for (; k0 + LANES <= inner; k0 += LANES) {
+            __m512i r[LANES];
+            for (int i = 0; i < LANES; i++)
+                r[i] = _mm512_loadu_si512(bt + (n0 + i) * ldb + k0);
+            opemu_transpose16_store(r, packed + k0 * width + n0, width);
+        }
+        for (; k0 < inner; k0++)
+            for (int64_t n = n0; n < n0 + LANES; n++)
+                packed[k0 * width + n] = bt[n * ldb + k0];
+    }
+    for (; n0 < cols; n0++)
+        for (int64_t k = 0; k < inner; k++)
+            packed[k * width + n0] = bt[n0 * ldb + k];
+}
+
 /* A column tile, every term for every block of rows: the tile's share of b for one term stays in L1 while
  * the row blocks run over it; `ahead`, another column tile follows. */
 #define DEFINE_COLUMN_TILE(NAME, TILE_ROWS, VECS, MASKED)                                                 \
@@ -69,7 +97,7 @@ __attribute__((target("avx512f"))) static inline void prefetch_next(const float 
     __attribute__((target("avx512f"))) static void NAME(                                                 \
         int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,                  \
         const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at, int64_t ldb,      \
-        float *c, int64_t ldc, int accumulate, int ahead)                                                 \
+        float *packed, float *c, int64_t ldc, int accumulate, int ahead)                                  \
     {                                                                                                     \
         __mmask16 mask[VECS];                                                                             \
         for (int v = 0; v < VECS; v++) {                                                                  \
@@ -78,13 +106,20 @@ __attribute__((target("avx512f"))) static inline void prefetch_next(const float 
         }                                                                                                 \
         for (int64_t t = 0; t < terms; t++) {                                                             \
             int write = t == 0 && !accumulate;                                                            \
-            if (ahead && (t == 0 || t == terms - 1))                                                      \
-                prefetch_next(b + b_at[t], ldb, inner[t], VECS);                                          \
+            const float *bt = b + b_at[t];                                                                \
+            int64_t ld = ldb;                                                                             \
+            if (packed) {                                                                                 \
+                pack_transposed(bt, ldb, inner[t], cols, packed, VECS * LANES);                           \
+                bt = packed;                                                                              \
+                ld = VECS * LANES;                                                                        \
+            } else if (ahead && (t == 0 || t == terms - 1)) {                                             \
+                prefetch_next(bt, ldb, inner[t], VECS);                                                   \
+            }                                                                                             \
             int64_t r = 0;                                                                                \
             for (; r + TILE_ROWS <= rows; r += TILE_ROWS)                                                 \
-                NAME##_block(a, a_row + r, a_at[t], b + b_at[t], ldb, inner[t], write, c + r * ldc, ldc, mask); \
+                NAME##_block(a, a_row + r, a_at[t], bt, ld, inner[t], write, c + r * ldc, ldc, mask);     \
             for (; r < rows; r++)                                                                         \
-                NAME##_row(a, a_row + r, a_at[t], b + b_at[t], ldb, inner[t], write, c + r * ldc, ldc, mask); \
+                NAME##_row(a, a_row + r, a_at[t], bt, ld, inner[t], write, c + r * ldc, ldc, mask);       \
         }                                                                                                 \
     }
 
@@ -95,19 +130,25 @@ DEFINE_COLUMN_TILE(columns_64_masked, 6, 4, 1)
 
 int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
-                            int64_t ldb, float *c, int64_t ldc, int accumulate)
+                            int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate)
 {
+    float packed[PACKED_INNER * PACKED_WIDTH] __attribute__((aligned(64)));
     if (!__builtin_cpu_supports("avx512f"))
         return -1;
+    for (int64_t t = 0; b_transposed && t < terms; t++)
+        if (inner[t] > PACKED_INNER)
+            return -2;
     /* 8 rows by 48 columns, or 6 by 64 where that wastes fewer lanes (a 64-wide filter gradient) */
     int wide = (cols + 63) / 64 * 64 < (cols + 47) / 48 * 48;
     int64_t width = wide ? 64 : 48, n = 0;
+    float *pack = b_transposed ? packed : NULL;
     for (; n + width <= cols; n += width)
-        (wide ? columns_64 : columns_48)(rows, width, terms, inner, a, a_row, a_at, b + n, b_at, ldb, c + n, ldc,
-                                         accumulate, n + width < cols);
+        (wide ? columns_64 : columns_48)(rows, width, terms, inner, a, a_row, a_at, b + n * (b_transposed ? ldb : 1),
+                                         b_at, ldb, pack, c + n, ldc, accumulate, n + width < cols);
     if (n < cols)
-        (wide ? columns_64_masked : columns_48_masked)(rows, cols - n, terms, inner, a, a_row, a_at, b + n, b_at,
-                                                       ldb, c + n, ldc, accumulate, 0);
+        (wide ? columns_64_masked : columns_48_masked)(rows, cols - n, terms, inner, a, a_row, a_at,
+                                                       b + n * (b_transposed ? ldb : 1), b_at, ldb, pack, c + n,
+                                                       ldc, accumulate, 0);
     return 0;
 }
 
@@ -115,7 +156,7 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
 
 int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
-                            int64_t ldb, float *c, int64_t ldc, int accumulate)
+                            int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate)
 {
     return -1;
 }

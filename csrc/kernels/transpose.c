@@ -5,8 +5,8 @@
  * bits are the source's, widened exactly. */
 #include "kernels.h"
 #include "widen.h"
+#include "transpose16.h"
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 #define WIDEN_IN_REGISTERS 1
 #else
 #define WIDEN_IN_REGISTERS 0
@@ -61,37 +61,15 @@ DEFINE_WIDEN_BLOCK(F16, opemu_half_to_float)
 DEFINE_WIDEN_BLOCK(BF16, opemu_bf16_to_float)
 
 #if WIDEN_IN_REGISTERS
-/* A 16 × 16 bf16 tile: each row widened in a register (the bits moved up by 16), then transposed in
- * registers: 32-bit and 64-bit unpacks give each 128-bit lane a column's four rows; two rounds of lane
- * shuffles gather a column's four lanes. */
+/* A 16 × 16 bf16 tile: each row widened in a register (the bits moved up by 16), then transposed there. */
 __attribute__((target("avx512f"))) static void widen_tile_bf16(const uint16_t *src, int64_t src_row, float *dst,
                                                               int64_t dst_row)
 {
-    __m512i r[16], t[16], u[16];
+    __m512i r[16];
     for (int i = 0; i < 16; i++)
         r[i] = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(src + i * src_row))),
                                  16);
-    for (int i = 0; i < 16; i += 2) {
-        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    for (int g = 0; g < 4; g++) {   /* u[4k + g]: columns 4L + k (lane L) of rows 4g..4g+3 */
-        __m512i a = t[4 * g], b = t[4 * g + 1], c = t[4 * g + 2], d = t[4 * g + 3];
-        u[g] = _mm512_unpacklo_epi64(a, c);
-        u[4 + g] = _mm512_unpackhi_epi64(a, c);
-        u[8 + g] = _mm512_unpacklo_epi64(b, d);
-        u[12 + g] = _mm512_unpackhi_epi64(b, d);
-    }
-    for (int k = 0; k < 4; k++) {
-        __m512i p = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0x44);
-        __m512i q = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0xEE);
-        __m512i rr = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0x44);
-        __m512i ss = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0xEE);
-        _mm512_storeu_si512(dst + (0 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0x88));
-        _mm512_storeu_si512(dst + (4 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0xDD));
-        _mm512_storeu_si512(dst + (8 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0x88));
-        _mm512_storeu_si512(dst + (12 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0xDD));
-    }
+    opemu_transpose16_store(r, dst, dst_row);
 }
 #endif
 

@@ -211,12 +211,14 @@ def _probe():
     return got.tobytes() == expected.tobytes()
 
 
-def chain_sums(c, a, a_rows, a_at, b, b_at, ldb, inner, accumulate):
+def chain_sums(c, a, a_rows, a_at, b, b_at, ldb, inner, accumulate, b_transposed=False):
     """c (rows, cols), row-major rows = (c when `accumulate`) + the product of each term t in order, term t
     being rows a[a_rows + a_at[t]:][:inner[t]] (element offsets into a) times inner[t] rows of b from
-    b_at[t], ldb elements apart (csrc/kernels/chain.c). The tables are int64 arrays the caller keeps alive;
-    a, b and c are float32 arrays (their first element is the base). Returns the kernel's status."""
+    b_at[t], ldb elements apart; `b_transposed`, b holds that operand's columns ldb elements apart, and no
+    term may pass K_BLOCK (csrc/kernels/chain.c). The tables are int64 arrays the caller keeps alive; a, b
+    and c are float32 arrays (their first element is the base). Returns the kernel's status."""
     return kernels.lib().opemu_kernel_chain_sums(
         c.shape[0], c.shape[1], len(inner), kernels.int64_pointer(inner), kernels.float_pointer(a),
         kernels.int64_pointer(a_rows), kernels.int64_pointer(a_at), kernels.float_pointer(b),
-        kernels.int64_pointer(b_at), ldb, kernels.float_pointer(c), c.strides[0] // c.itemsize, accumulate)
+        kernels.int64_pointer(b_at), ldb, int(b_transposed), kernels.float_pointer(c), c.strides[0] // c.itemsize,
+        accumulate)

@@ -597,6 +597,31 @@ def _pointwise(source, w, g, reverse, target):
     return True
 
 
+def _pointwise_filter(images, dy, g, acc):
+    """A chunk's filter gradient of a 1x1 convolution without padding, added to acc (G, Cg, Kg in whole vectors)
+    straight from the images and dy as they lie (fp32): the kernel reads dy transposed itself, so neither is
+    placed on a grid. The grid's sums (_filter_sums: per image, one term per block of K_BLOCK positions, in
+    order). True when done; False leaves it to the grid."""
+    xs, dys = _images_as_rows(images), _images_as_rows(dy)
+    if xs is None or dys is None or not g.pointwise or g.cg < 2 or not blas.chain_available():
+        return False
+    item, positions = xs.itemsize, math.prod(g.out)
+    blocks = _blocks(positions)
+    starts = np.array([b.start for b in blocks], np.int64)
+    inner = np.tile(np.array([b.stop - b.start for b in blocks], np.int64), xs.shape[0])
+    a_at = (np.arange(xs.shape[0], dtype=np.int64)[:, None] * (xs.strides[0] // item) + starts).reshape(-1)
+    b_at = (np.arange(dys.shape[0], dtype=np.int64)[:, None] * (dys.strides[0] // item) + starts).reshape(-1)
+    a_rows = np.arange(g.cg, dtype=np.int64) * (xs.strides[1] // item)
+    ldb = dys.strides[1] // item
+
+    def run(lo, hi):   # rows lo..hi of every group
+        for group in range(g.groups):
+            blas.chain_sums(acc[group, lo:hi, :g.kg], xs[:, group * g.cg:], a_rows[lo:hi], a_at, dys[:, group * g.kg:],
+                            b_at, ldb, inner, accumulate=True, b_transposed=True)
+    parallel.split(g.cg, run, worth=acc.size * xs.shape[0] * positions >= CHAINED_MIN)
+    return True
+
+
 # ---- the three directions; the scratch names the layout ----
 
 def direct_target(out, ct):
@@ -643,7 +668,9 @@ def backward_filter(operands, g, scratch, ct):
         else:
             acc = np.zeros((g.groups, g.cg * g.rs, _dy_columns(g)), ct)
         for lo, hi in chunks(g, scratch):
-            _grid_backward_filter(*operands(lo, hi), g, scratch, acc)
+            images, dy = operands(lo, hi)
+            if not _pointwise_filter(images, dy, g, acc):
+                _grid_backward_filter(images, dy, g, scratch, acc)
         if np.isfinite(acc[..., :g.kg] if not g.depthwise else acc).all():
             if g.depthwise:
                 return acc.reshape(g.groups, g.kg, g.cg * g.rs)
