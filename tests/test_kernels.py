@@ -13,7 +13,7 @@ import conftest
 import opemu.api
 from opemu.core import kernels, mcdnn
 from opemu.core.mcdnn import ACTIVATION as M
-from opemu.ops.mcdnn import activation, conv_kernel, pooling
+from opemu.ops.mcdnn import activation, pooling
 
 pytestmark = conftest.opemu_only
 BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -268,52 +268,6 @@ def test_ema_adam_on_strided_arrays_matches_the_reference(reference_only):
     del rng
     for name in ("varRef", "mRef", "vRef", "sRef"):
         assert_same_bits(outputs[1][name], outputs[0][name])
-
-
-DEPTHWISE = {"3x3 on a 7x7 grid": ([0, 1, 2, 7, 8, 9, 14, 15, 16], 41), "1x5 dilated": ([0, 2, 4, 6, 8], 16),
-             "one tap, odd length": ([3], 37),
-             # rows walked in several blocks of positions, the last one partial
-             "3x3 on a 58-wide grid": ([0, 1, 2, 58, 59, 60, 116, 117, 118], 2500),
-             # more taps than walk a block together
-             "9x9": ([20 * i + j for i in range(9) for j in range(9)], 300)}
-
-
-def _depthwise_operands(offsets, m, dtype, rng):
-    rows = 5
-    operand = np.full((rows, m + max(offsets) + 7), 9, dtype)[:, 2:]   # strided rows, a shifted start
-    operand[:, :m + max(offsets)] = special(rows * (m + max(offsets)), dtype, rng).reshape(rows, -1)
-    return rows, operand, special(rows * len(offsets), dtype, rng).reshape(rows, -1)
-
-
-@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("name", sorted(DEPTHWISE))
-def test_depthwise_taps_are_bit_identical(name, dtype, reference_only):
-    offsets, m = DEPTHWISE[name]
-    rows, operand, w = _depthwise_operands(offsets, m, np.dtype(dtype), np.random.default_rng(m))
-    offsets = np.array(offsets, np.int64)
-    results = []
-    for numpy in (False, True):
-        reference_only(numpy)
-        out = np.full((rows, m + 3), 7, dtype)[:, 1:m + 1]   # strided rows: only the m positions written
-        conv_kernel.depthwise_taps(w, operand, offsets, out)
-        results.append(out.copy())
-    assert_same_bits(*results)
-
-
-@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
-@pytest.mark.parametrize("name", sorted(DEPTHWISE))
-def test_depthwise_filter_sums_are_bit_identical(name, dtype, reference_only):
-    offsets, m = DEPTHWISE[name]
-    rng = np.random.default_rng(m + 1)
-    rows, operand, _ = _depthwise_operands(offsets, m, np.dtype(dtype), rng)
-    dy = np.full((rows, m + 4), 3, dtype)[:, 2:m + 2]
-    dy[...] = (rng.standard_normal((rows, m)) * 1e3).astype(dtype)   # large terms: the order shows
-    results = []
-    for numpy in (False, True):
-        reference_only(numpy)
-        with np.errstate(invalid="ignore", over="ignore"):
-            results.append(conv_kernel.depthwise_filter(dy, operand, np.array(offsets, np.int64)))
-    assert_same_bits(*results)
 
 
 def test_invalid_kernel_choice_is_refused():

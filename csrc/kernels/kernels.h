@@ -56,14 +56,31 @@ int opemu_kernel_ema_adam(int dtype, int mode, const void *k, const void *grad, 
                           void *v, void *s, int64_t n);
 
 /* Depthwise convolution on the padded grid (csrc/kernels/depthwise.c), `rows` channels of `m` positions;
- * each array with its row stride in elements, offsets of the `taps` window elements into each `in` row.
- * taps: out[r][j] = +0 + Σ_t w[r][t] * in[r][j + offsets[t]], in t order.
- * filter: dw[r][t] = Σ_j dy[r][j] * in[r][j + offsets[t]], summed in 16 lanes then across them.
- * The output must not overlap the inputs. Returns 0, or -1 for a size it does not handle. */
+ * each array with its row stride in elements, offsets of the `taps` window elements into each `in` row:
+ * out[r][j] = +0 + Σ_t w[r][t] * in[r][j + offsets[t]], in t order. The output must not overlap the
+ * inputs. Returns 0, or -1 for a size it does not handle. */
 int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *w,
                                 int64_t w_row, const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m);
-int opemu_kernel_depthwise_filter(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *dy,
-                                  int64_t dy_row, const void *in, int64_t in_row, void *dw, int64_t dw_row, int64_t m);
+
+/* Depthwise convolution straight from the images (csrc/kernels/depthwise.c): `images` by `channels` planes,
+ * strides in elements; each output plane `rows` rows of `width` positions, each source plane src_rows
+ * (x_rows) rows of src_width (x_width). Tap t of output row r reads source row source[r * taps + t] (-1:
+ * padding) at position j + shift[t]. buf holds one source plane padded: (rows + 1) * pitch elements, `left`
+ * at least -shift[t] and pitch at least left + the source width and left + shift[t] + width in whole 16s.
+ * rows: out = +0 + Σ_t w[c][t] * src in t order, padding read as +0 (for a finite w).
+ * filter_rows: lanes[c][t][k] += dy[j] * x (padding +0) for j = 16b + k of each row, rows in order, each
+ * row's last block padded with +0 products. Outputs must not overlap the inputs. Returns 0, or -1 for a
+ * size it does not handle. */
+int opemu_kernel_depthwise_rows(int size, int64_t images, int64_t channels, int64_t taps, const int64_t *source,
+                                const int64_t *shift, int64_t rows, int64_t width, const void *w, int64_t w_row,
+                                const void *src, int64_t src_image, int64_t src_channel, int64_t src_rows,
+                                int64_t src_width, void *out, int64_t out_image, int64_t out_channel, void *buf,
+                                int64_t left, int64_t pitch);
+int opemu_kernel_depthwise_filter_rows(int size, int64_t images, int64_t channels, int64_t taps,
+                                       const int64_t *source, const int64_t *shift, int64_t rows, int64_t width,
+                                       const void *dy, int64_t dy_image, int64_t dy_channel, const void *x,
+                                       int64_t x_image, int64_t x_channel, int64_t x_rows, int64_t x_width,
+                                       void *lanes, void *buf, int64_t left, int64_t pitch);
 
 /* The streaming floor of a memory-bound op: reads `inputs` arrays of n floats and writes `outputs`
  * (the last ones of the same list), one pass, the least work that touches those bytes. */

@@ -25,9 +25,8 @@ of K_BLOCK: row (c, window element) of the gradient is x's row c read at the ele
 laid out transposed (positions by output channels), so neither operand is copied per window element.
 Reading the grid adds terms weight * 0 at the dropped positions: exactly zero unless a factor is inf or
 NaN, so a non-finite filter (backward data) or result (backward filter) is recomputed on columns, whose
-sums hold only the terms of real windows. With one channel per group (depthwise) C kernels
-(csrc/kernels/depthwise.c) sum each channel's taps and its filter gradient, bit-identical to the NumPy
-references below, where BLAS would run thousands of one-row GEMMs.
+sums hold only the terms of real windows. With one channel per group (depthwise) C kernels sum each
+channel's taps and its filter gradient (opemu.ops.mcdnn.conv_depthwise), mostly straight from the images.
 
 A `Scratch` holds the buffers of one chunk of images; an algorithm whose scratch cuDNN keeps in the
 workspace gets them carved out of the app's workspace (so a too-small one is caught), the others use
@@ -39,6 +38,7 @@ import math
 import numpy as np
 
 from opemu.core import blas, kernels, parallel
+from opemu.ops.mcdnn import conv_depthwise
 
 
 class Geometry:
@@ -162,7 +162,7 @@ class GridScratch:
 
 def _transposed(g, filter_gradient):
     """The filter gradient sums over the grid's positions, so its dy is laid out transposed, positions by
-    output channels (_filter_sums). Depthwise sums its taps in C on dy as it is."""
+    output channels (_filter_sums). Depthwise sums its filter gradient straight from the images."""
     return filter_gradient and not g.depthwise
 
 
@@ -375,6 +375,13 @@ def _chained(w, operand, offsets, out, live):
     return True
 
 
+def _tap_offsets(g, reverse):
+    """Each window element's offset into the operand's rows, in window order: forward reads j + offset,
+    the backward data j + reach - offset (dy sits `reach` into its row)."""
+    offsets = np.array(g.offsets, np.int64)
+    return g.reach - offsets if reverse else offsets
+
+
 def _per_element(w, g, reverse):
     """(RS, G, rows out/G, rows in/G): the filter's matrix of each window element, (Kg, Cg) forward and
     (Cg, Kg) for the backward data, from w (G, Kg, Cg*RS)."""
@@ -399,7 +406,7 @@ def _grid_pass(source, w, g, scratch, reverse):
     scratch.clear("out", "result", lambda: None)   # whatever it held: a later dy placed in it needs zeroing
     region = _interior(g) if reverse else _outputs(g)
     if g.depthwise:
-        depthwise_taps(w.reshape(rows_out, g.rs), operand, _tap_offsets(g, reverse), result)
+        conv_depthwise.depthwise_taps(w.reshape(rows_out, g.rs), operand, _tap_offsets(g, reverse), result)
     else:
         _tap_sums(_per_element(w, g, reverse), _by_group(operand, g), _tap_offsets(g, reverse),
                   _by_group(scratch.out[:rows_out, :blas.whole_vectors(m)], g), _live(g, nb, region))
@@ -408,18 +415,12 @@ def _grid_pass(source, w, g, scratch, reverse):
 
 def _grid_backward_filter(images, dy, g, scratch, acc):
     """Adds a chunk's filter gradient to acc: (G, Cg*RS, Kg in whole vectors), rows (c, window element)
-    (_filter_sums); depthwise (rows, RS)."""
+    (_filter_sums)."""
     nb, m = images.shape[0], images.shape[0] * g.plane
     operand = scratch.operand[:g.c]
     scratch.clear("operand", "x", lambda: _clear_grid(operand, g, scratch.nb, 0, _interior(g)))
     _place(images, _on_grid(operand, g, nb, g.c, 0, _interior(g)))
     with np.errstate(invalid="ignore"):   # 0 * inf in a gap: the caller takes columns then
-        if g.depthwise:
-            dy_grid = scratch.out[:g.k, :m]
-            scratch.clear("out", "dy", lambda: _clear_grid(scratch.out[:g.k], g, scratch.nb, 0, _outputs(g)))
-            _place(dy, _on_grid(dy_grid, g, nb, g.k, 0, _outputs(g)))
-            acc += depthwise_filter(dy_grid, operand, _tap_offsets(g, reverse=False))
-            return
         dy_t = scratch.out[:, :m]
         scratch.clear("out", "dy transposed", lambda: _clear_transposed(scratch.out, g, scratch.nb))
         _place_transposed(dy, dy_t, g)
@@ -489,65 +490,6 @@ def _filter_sums(x_grid, dy_t, offsets, acc, live):
             for group in range(groups):
                 blas.product(acc[group, t::taps], x_grid[group][:, offset + block.start:offset + block.stop],
                              dy_t[group, block], True, partial)
-
-
-# ---- depthwise on the grid: the C kernels and their references ----
-
-LANES = 16   # the filter gradient's partial sums (csrc/kernels/depthwise.c)
-
-
-def _tap_offsets(g, reverse):
-    """Each window element's offset into the operand's rows, in window order: forward reads j + offset,
-    the backward data j + reach - offset (dy sits `reach` into its row)."""
-    offsets = np.array(g.offsets, np.int64)
-    return g.reach - offsets if reverse else offsets
-
-
-def _by_rows(kernel, offsets, m, *arrays):
-    """kernel(size, rows, taps, offsets, then each array's address and row stride in elements, m) over row
-    ranges on the pool's threads (the kernels release the GIL); False when the dtype is not theirs."""
-    lib, item = kernels.lib(), arrays[0].itemsize
-    if lib is None or arrays[0].dtype not in (np.float32, np.float64):
-        return False
-    table = kernels.int64_pointer(offsets)
-
-    def run(lo, hi):
-        rows = [part for a in arrays for part in (kernels.strided_address(a[lo:hi]), a.strides[0] // item)]
-        getattr(lib, kernel)(item, hi - lo, len(offsets), table, *rows, m)
-    parallel.split(len(arrays[0]), run, worth=len(arrays[0]) * m * len(offsets) >= PARALLEL_MIN)
-    return True
-
-
-def depthwise_taps(w, operand, offsets, out):
-    """out (rows, m) = +0 + Σ_t w[:, t] * operand[:, offsets[t]:][:, :m], one product and one sum per tap
-    in t order."""
-    m = out.shape[1]
-    if _by_rows("opemu_kernel_depthwise_taps", offsets, m, w, operand, out):
-        return
-    out[...] = 0
-    product = np.empty_like(out)
-    with np.errstate(all="ignore"):   # inf and NaN go through as on the device
-        for t, offset in enumerate(offsets):
-            np.multiply(w[:, t:t + 1], operand[:, offset:offset + m], out=product)
-            np.add(out, product, out=out)
-
-
-def depthwise_filter(dy, operand, offsets):
-    """(rows, taps): Σ_j dy[:, j] * operand[:, j + offsets[t]] summed in LANES lanes (lane j mod LANES,
-    the last block padded with +0), then across the lanes in order."""
-    rows, m = dy.shape
-    dw = np.empty((rows, len(offsets)), dy.dtype)
-    if _by_rows("opemu_kernel_depthwise_filter", offsets, m, dy, operand, dw):
-        return dw
-    products = np.zeros((rows, -(-m // LANES) * LANES), dy.dtype)
-    for t, offset in enumerate(offsets):   # the caller judges inf and NaN (0 * inf in the grid's gaps)
-        np.multiply(dy, operand[:, offset:offset + m], out=products[:, :m])
-        lanes = np.add.reduce(products.reshape(rows, -1, LANES), axis=1)   # down the blocks, block by block
-        total = np.zeros(rows, dy.dtype)
-        for k in range(LANES):
-            total = total + lanes[:, k]
-        dw[:, t] = total
-    return dw
 
 
 # ---- 1x1 without padding: straight from the images ----
@@ -634,6 +576,8 @@ def forward_chunk(images, wmat, g, scratch, target=None):
     """(nb, K, out…) result of a chunk of images, in the compute dtype (a view of the scratch), or None when
     it went straight into `target` (direct_target)."""
     if isinstance(scratch, GridScratch):
+        if g.depthwise and conv_depthwise.direct_runs(wmat):
+            return conv_depthwise.direct(images, wmat, g, False, target)
         if target is not None and _pointwise(images, wmat, g, False, target):
             return None
         return _grid_pass(images, wmat, g, scratch, reverse=False)
@@ -652,6 +596,8 @@ def backward_data_chunk(dy, wmat, g, scratch, target=None):
     """dx (nb, C, spatial…) of a chunk's dy (nb, K, out…), in the compute dtype (a view of the scratch), or
     None when it went straight into `target` (direct_target)."""
     if isinstance(scratch, GridScratch):
+        if g.depthwise and conv_depthwise.direct_runs(wmat):
+            return conv_depthwise.direct(dy, wmat, g, True, target)
         if target is not None and _pointwise(dy, wmat, g, True, target):
             return None
         return _grid_pass(dy, wmat, g, scratch, reverse=True)
@@ -662,18 +608,21 @@ def backward_filter(operands, g, scratch, ct):
     """(G, Kg, Cg*RS) sum over the chunks of dy @ cols^T; `operands(lo, hi)` gives (images, dy) of a chunk.
     A non-finite grid result is recomputed on columns (the grid's extra terms are 0 * x, NaN for an
     infinite x), in host memory."""
-    if isinstance(scratch, GridScratch):
-        if g.depthwise:
-            acc = np.zeros((g.k, g.rs), ct)
-        else:
-            acc = np.zeros((g.groups, g.cg * g.rs, _dy_columns(g)), ct)
+    if isinstance(scratch, GridScratch) and g.depthwise:
+        lanes = np.zeros((g.c, g.rs, conv_depthwise.LANES), ct)
+        for lo, hi in chunks(g, scratch):
+            conv_depthwise.filter_lanes(*operands(lo, hi), g, lanes)
+        dw = conv_depthwise.filter_total(lanes)
+        if np.isfinite(dw).all():
+            return dw.reshape(g.groups, g.kg, g.cg * g.rs)
+        scratch = ColumnScratch(g, ct)
+    elif isinstance(scratch, GridScratch):
+        acc = np.zeros((g.groups, g.cg * g.rs, _dy_columns(g)), ct)
         for lo, hi in chunks(g, scratch):
             images, dy = operands(lo, hi)
             if not _pointwise_filter(images, dy, g, acc):
                 _grid_backward_filter(images, dy, g, scratch, acc)
-        if np.isfinite(acc[..., :g.kg] if not g.depthwise else acc).all():
-            if g.depthwise:
-                return acc.reshape(g.groups, g.kg, g.cg * g.rs)
+        if np.isfinite(acc[..., :g.kg]).all():
             return acc[:, :, :g.kg].transpose(0, 2, 1)
         scratch = ColumnScratch(g, ct)
     acc = np.zeros((g.groups, g.kg, g.cg * g.rs), ct)
