@@ -66,7 +66,7 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
  * strides in elements; each output plane `rows` rows of `width` positions, each source plane src_rows
  * (x_rows) rows of src_width (x_width). Tap t of output row r reads source row source[r * taps + t] (-1:
  * padding) at position j + shift[t]. buf holds one source plane padded: (rows + 1) * pitch elements, `left`
- * at least -shift[t] and pitch at least left + the source width and left + shift[t] + width in whole 16s.
+ * at least -shift[t] and pitch at least left + the source width and left + shift[t] + width in whole 64s.
  * rows: out = +0 + Σ_t w[c][t] * src in t order, padding read as +0 (for a finite w).
  * filter_rows: lanes[c][t][k] += dy[j] * x (padding +0) for j = 16b + k of each row, rows in order, each
  * row's last block padded with +0 products. Outputs must not overlap the inputs. Returns 0, or -1 for a

@@ -25,6 +25,7 @@ import numpy as np
 from opemu.core import kernels, parallel
 
 LANES = 16         # the filter gradient's partial sums (csrc/kernels/depthwise.c)
+READ = 4 * LANES   # the positions the forward kernel sums side by side (IN_FLIGHT blocks)
 PARALLEL_MIN = 1 << 20
 
 
@@ -53,7 +54,7 @@ class _Rows:
         self.source = np.ascontiguousarray(np.where(inside, (at * pitch).sum(axis=2), -1), np.int64)
         self.shift = np.ascontiguousarray(delta[:, -1])
         self.left = max(0, -int(self.shift.min()))
-        blocks = -(-self.width // LANES) * LANES   # the kernels read whole blocks of LANES positions
+        blocks = -(-self.width // READ) * READ   # the kernels read whole runs of READ positions
         self.pitch = self.left + max(self.source_width, int(self.shift.max()) + blocks)
 
     def arguments(self, item):
