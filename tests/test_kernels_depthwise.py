@@ -7,18 +7,10 @@ import numpy as np
 import pytest
 
 import conftest
-from opemu.core import kernels
 from opemu.ops.mcdnn import conv_depthwise, conv_kernel
-from test_kernels import assert_same_bits, reference_only, special  # noqa: F401 (a fixture)
+from test_kernels import FLOATS, assert_same_bits, c_kernels, reference_only, special  # noqa: F401 (fixtures)
 
 pytestmark = [conftest.opemu_only, pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
-FLOATS = [np.float32, np.float64]
-
-
-@pytest.fixture(autouse=True)
-def c_kernels():
-    if kernels.lib() is None:
-        pytest.fail("the C kernels did not load (is the build in place?)")
 
 
 GRID = {"3x3 on a 7x7 grid": ([0, 1, 2, 7, 8, 9, 14, 15, 16], 41), "1x5 dilated": ([0, 2, 4, 6, 8], 16),
