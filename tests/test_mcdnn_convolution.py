@@ -191,6 +191,26 @@ def test_backward_filter_is_torch_weight_gradient(handle, case, mode):
     np.testing.assert_allclose(dwd.read(), expected, rtol=1e-4, atol=1e-3)
 
 
+def test_depthwise_filter_gradient_needs_no_workspace(handle):
+    """Its sums read x and dy where they lie, so even the algorithms that keep scratch in the workspace ask for
+    none, and give the same gradient without one."""
+    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[2], CROSS_CORRELATION)
+    dy = np.random.default_rng(3).standard_normal(y_desc.dims).astype(np.float32)
+    xd, dyd = DeviceTensor(x_desc, x), DeviceTensor(y_desc, dy)
+    results = []
+    for algo in (0, 1, 3):
+        rc, size = ws_size("mcdnnGetConvolutionBackwardFilterWorkspaceSize", handle,
+                           (x_desc.handle, y_desc.handle, conv.handle, f.handle), algo)
+        assert (rc, size) == (0, 0)
+        dwd = DeviceTensor(f)
+        assert lib().mcdnnConvolutionBackwardFilter(handle, scale(1.0, FLOAT), x_desc.handle, xd.address,
+                                                    y_desc.handle, dyd.address, conv.handle, algo, None,
+                                                    ctypes.c_size_t(0), scale(0.0, FLOAT), f.handle,
+                                                    dwd.address) == 0, recent_error()
+        results.append(dwd.read())
+    assert all(np.array_equal(results[0], r) for r in results[1:])
+
+
 @pytest.mark.parametrize("code", [DOUBLE, HALF, BFLOAT16], ids=["double", "half", "bf16"])
 def test_forward_data_types_round_once(handle, code):
     x, w, x_desc, f, conv, y_desc = make(code, CASES[1], CROSS_CORRELATION)

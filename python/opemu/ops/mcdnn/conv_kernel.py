@@ -153,6 +153,8 @@ class GridScratch:
 
     @staticmethod
     def shapes(g, nb, filter_gradient=False):
+        if filter_gradient and g.depthwise:   # its sums read the images as they lie (conv_depthwise.filter_lanes)
+            return [(0, 0), (0, 0)]
         rows, m = max(g.c, g.k), nb * g.plane
         slack = blas.VECTOR - 1   # the sums run over whole vectors of columns (_tap_sums)
         if _transposed(g, filter_gradient):
@@ -162,7 +164,8 @@ class GridScratch:
 
 def _transposed(g, filter_gradient):
     """The filter gradient sums over the grid's positions, so its dy is laid out transposed, positions by
-    output channels (_filter_sums). Depthwise sums its filter gradient straight from the images."""
+    output channels (_filter_sums). Depthwise sums its filter gradient straight from the images, in chunks of
+    as many images as its forward."""
     return filter_gradient and not g.depthwise
 
 
