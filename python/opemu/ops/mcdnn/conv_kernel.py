@@ -164,8 +164,7 @@ class GridScratch:
 
 def _transposed(g, filter_gradient):
     """The filter gradient sums over the grid's positions, so its dy is laid out transposed, positions by
-    output channels (_filter_sums). Depthwise sums its filter gradient straight from the images, in chunks of
-    as many images as its forward."""
+    output channels (_filter_sums). Depthwise sums its filter gradient straight from the images."""
     return filter_gradient and not g.depthwise
 
 
