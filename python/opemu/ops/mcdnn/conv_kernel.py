@@ -416,17 +416,25 @@ def _grid_pass(source, w, g, scratch, reverse):
 
 
 def _grid_backward_filter(images, dy, g, scratch, acc):
-    """Adds a chunk's filter gradient to acc: (G, Cg*RS, Kg in whole vectors), rows (c, window element)
-    (_filter_sums)."""
+    """Adds a chunk's filter gradient to acc: (G, Cg*RS, Kg in whole vectors), rows (c, window element). The C
+    kernel reads dy on the grid as rows of positions (_chained_filter_sums); its NumPy twin, dy laid out
+    transposed (_filter_sums)."""
     nb, m = images.shape[0], images.shape[0] * g.plane
     operand = scratch.operand[:g.c]
     scratch.clear("operand", "x", lambda: _clear_grid(operand, g, scratch.nb, 0, _interior(g)))
     _place(images, _on_grid(operand, g, nb, g.c, 0, _interior(g)))
+    offsets, live = _tap_offsets(g, reverse=False), _live(g, nb, _outputs(g))
     with np.errstate(invalid="ignore"):   # 0 * inf in a gap: the caller takes columns then
+        if acc.dtype == np.float32 and g.cg > 1 and blas.chain_available():
+            rows = scratch.out.reshape(-1)[:g.k * scratch.nb * g.plane].reshape(g.k, -1)
+            scratch.clear("out", "dy", lambda: _clear_grid(rows, g, scratch.nb, 0, _outputs(g)))
+            _place(dy, _on_grid(rows, g, nb, g.k, 0, _outputs(g)))
+            _chained_filter_sums(_by_group(operand, g), _by_group(rows, g), offsets, acc, live)
+            return
         dy_t = scratch.out[:, :m]
         scratch.clear("out", "dy transposed", lambda: _clear_transposed(scratch.out, g, scratch.nb))
         _place_transposed(dy, dy_t, g)
-        _filter_sums(_by_group(operand, g), dy_t, _tap_offsets(g, reverse=False), acc, _live(g, nb, _outputs(g)))
+        _filter_sums(_by_group(operand, g), dy_t, offsets, acc, live)
 
 
 def _clear_transposed(dy_t, g, nb):
@@ -461,37 +469,43 @@ def _place_transposed(dy, dy_t, g):
     parallel.split(nb, copy, worth=dy.size >= PARALLEL_MIN)
 
 
-def _filter_sums(x_grid, dy_t, offsets, acc, live):
-    """acc (G, Cg*T, V) += for each block of K_BLOCK grid positions in order, the product x_grid at each
-    window element's offset times the block of dy_t: row c*T + t of acc, column k, is
-    Σ_j x_grid[c, j + offsets[t]] * dy_t[j, k]. Each block's product is added with one rounding, as GEMM
-    with beta = 1 adds it: the C kernel (opemu.core.blas.chain_sums) with the rows shared among the cores, or
-    its NumPy twin, matmul and add per window element and block. The blocks cover the `live` positions
-    (_live), where dy_t can be nonzero."""
-    groups, m, columns = dy_t.shape
-    blocks = [slice(lo, min(lo + blas.K_BLOCK, stop))
-              for start, stop in live for lo in range(start, stop, blas.K_BLOCK)]
-    taps, cg = len(offsets), x_grid.shape[1]
-    item = acc.itemsize
-    if acc.dtype == np.float32 and cg > 1 and blas.chain_available():
-        ldx = x_grid.strides[1] // item
-        a_rows = (np.arange(cg, dtype=np.int64)[:, None] * ldx + offsets[None, :]).reshape(-1)
-        inner = np.array([b.stop - b.start for b in blocks], np.int64)
-        a_at = np.array([b.start for b in blocks], np.int64)
-        b_at = a_at * columns
+def _position_blocks(live):
+    """The blocks of at most K_BLOCK grid positions the filter gradient's sums run over, in order: they cover
+    the `live` positions (_live), where dy can be nonzero."""
+    return [slice(lo, min(lo + blas.K_BLOCK, stop)) for start, stop in live for lo in range(start, stop, blas.K_BLOCK)]
 
-        def run(lo, hi):   # rows lo..hi of every group
-            for group in range(groups):
-                blas.chain_sums(acc[group, lo:hi], x_grid[group], a_rows[lo:hi], a_at, dy_t[group], b_at, columns,
-                                inner, accumulate=True)
-        parallel.split(cg * taps, run, worth=acc.size * m >= CHAINED_MIN)
-        return
+
+def _filter_sums(x_grid, dy_t, offsets, acc, live):
+    """acc (G, Cg*T, V) += for each block of grid positions in order (_position_blocks), the product x_grid at
+    each window element's offset times the block of dy_t: row c*T + t of acc, column k, is
+    Σ_j x_grid[c, j + offsets[t]] * dy_t[j, k], each block's product added with one rounding, as GEMM with
+    beta = 1 adds it: matmul and add per window element and block (the twin of _chained_filter_sums)."""
+    groups, m, columns = dy_t.shape
+    taps, cg = len(offsets), x_grid.shape[1]
     partial = None if blas.available(acc.dtype) else np.empty((cg, columns), acc.dtype)
-    for block in blocks:
+    for block in _position_blocks(live):
         for t, offset in enumerate(offsets):
             for group in range(groups):
                 blas.product(acc[group, t::taps], x_grid[group][:, offset + block.start:offset + block.stop],
                              dy_t[group, block], True, partial)
+
+
+def _chained_filter_sums(x_grid, dy_grid, offsets, acc, live):
+    """_filter_sums in the C kernel (opemu.core.blas.chain_sums), the rows of every group shared among the cores,
+    reading dy on the grid (G, Kg, positions) as it lies: the kernel packs each block's columns itself (its
+    b_transposed), where the twin needs dy copied transposed. The same sums, to the bit."""
+    groups, kg, ldb = dy_grid.shape[0], dy_grid.shape[1], dy_grid.strides[1] // dy_grid.itemsize
+    blocks, taps, cg = _position_blocks(live), len(offsets), x_grid.shape[1]
+    ldx = x_grid.strides[1] // x_grid.itemsize
+    a_rows = (np.arange(cg, dtype=np.int64)[:, None] * ldx + offsets[None, :]).reshape(-1)
+    inner = np.array([b.stop - b.start for b in blocks], np.int64)
+    a_at = np.array([b.start for b in blocks], np.int64)
+
+    def run(lo, hi):   # rows lo..hi of every group
+        for group in range(groups):
+            blas.chain_sums(acc[group, lo:hi, :kg], x_grid[group], a_rows[lo:hi], a_at, dy_grid[group], a_at, ldb,
+                            inner, accumulate=True, b_transposed=True)
+    parallel.split(cg * taps, run, worth=acc.size * ldb >= CHAINED_MIN)
 
 
 # ---- 1x1 without padding: straight from the images ----
