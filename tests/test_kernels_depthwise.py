@@ -43,6 +43,8 @@ DIRECT = {   # x shape, window, pad, dilation
     "rows past one block": ((1, 2, 3, 1100), (3, 3), (1, 1), (1, 1)),
     "1-D": ((2, 3, 40), (5,), (2,), (1,)),
     "3-D": ((2, 3, 5, 6, 7), (3, 3, 3), (1, 0, 1), (1, 1, 1)),
+    # 49 taps: a block of outputs sums them in two groups, the second adding to what the first wrote
+    "7x7, taps past one group": ((2, 2, 10, 19), (7, 7), (3, 2), (1, 1)),
 }
 
 

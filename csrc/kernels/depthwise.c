@@ -86,6 +86,13 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
         for (int64_t r = 0; r < rows; r++)                                                                \
             memcpy(buf + r * pitch + left, plane + r * width, width * sizeof(T));                         \
     }                                                                                                     \
+    /* The plane after (image n, channel c), images first, or NULL after the last */                     \
+    static inline const T *next_plane_##SUFFIX(const T *base, int64_t n, int64_t images, int64_t image,   \
+                                               int64_t c, int64_t channels, int64_t channel)              \
+    {                                                                                                     \
+        return n + 1 < images ? base + (n + 1) * image + c * channel                                      \
+               : c + 1 < channels ? base + (c + 1) * channel : NULL;                                      \
+    }                                                                                                     \
     /* Share r of `rows` of a plane's lines (`elements` long) into the cache: the next plane, read while \
      * this one is summed, so its rows come from the cache rather than DRAM. */                           \
     static inline void prefetch_share_##SUFFIX(const T *plane, int64_t elements, int64_t r, int64_t rows) \
@@ -108,8 +115,7 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
                 const T *wr = w + c * w_row;                                                              \
                 T *o = out + n * out_image + c * out_channel;                                             \
                 pad_plane_##SUFFIX(src + n * src_image + c * src_channel, src_rows, src_width, left, pitch, buf); \
-                const T *next = n + 1 < images ? src + (n + 1) * src_image + c * src_channel              \
-                                : c + 1 < channels ? src + (c + 1) * src_channel : NULL;                  \
+                const T *next = next_plane_##SUFFIX(src, n, images, src_image, c, channels, src_channel); \
                 for (int64_t r = 0; r < rows; r++, o += width) {                                          \
                     if (next)                                                                             \
                         prefetch_share_##SUFFIX(next, src_rows * src_width, r, rows);                     \
@@ -159,13 +165,12 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
         for (int64_t c = 0; c < channels; c++)                                                            \
             for (int64_t n = 0; n < images; n++) {                                                        \
                 const T *g = dy + n * dy_image + c * dy_channel;                                          \
-                const int more = n + 1 < images || c + 1 < channels;                                      \
-                const T *next_x = n + 1 < images ? x + (n + 1) * x_image + c * x_channel : x + (c + 1) * x_channel; \
-                const T *next_dy = n + 1 < images ? g + dy_image : dy + (c + 1) * dy_channel;            \
+                const T *next_x = next_plane_##SUFFIX(x, n, images, x_image, c, channels, x_channel);    \
+                const T *next_dy = next_plane_##SUFFIX(dy, n, images, dy_image, c, channels, dy_channel); \
                 pad_plane_##SUFFIX(x + n * x_image + c * x_channel, x_rows, x_width, left, pitch, buf);  \
                 for (int64_t r = 0; r < rows; r++, g += width) {                                          \
                     vec_##SUFFIX last = {0}, d, in, lane;                                                 \
-                    if (more) {                                                                           \
+                    if (next_x) {                                                                         \
                         prefetch_share_##SUFFIX(next_x, x_rows * x_width, r, rows);                       \
                         prefetch_share_##SUFFIX(next_dy, rows * width, r, rows);                          \
                     }                                                                                     \

@@ -491,21 +491,29 @@ def _filter_sums(x_grid, dy_t, offsets, acc, live):
 
 
 def _chained_filter_sums(x_grid, dy_grid, offsets, acc, live):
-    """_filter_sums in the C kernel (opemu.core.blas.chain_sums), the rows of every group shared among the cores,
-    reading dy on the grid (G, Kg, positions) as it lies: the kernel packs each block's columns itself (its
-    b_transposed), where the twin needs dy copied transposed. The same sums, to the bit."""
-    groups, kg, ldb = dy_grid.shape[0], dy_grid.shape[1], dy_grid.strides[1] // dy_grid.itemsize
-    blocks, taps, cg = _position_blocks(live), len(offsets), x_grid.shape[1]
-    ldx = x_grid.strides[1] // x_grid.itemsize
-    a_rows = (np.arange(cg, dtype=np.int64)[:, None] * ldx + offsets[None, :]).reshape(-1)
-    inner = np.array([b.stop - b.start for b in blocks], np.int64)
-    a_at = np.array([b.start for b in blocks], np.int64)
+    """_filter_sums in the C kernel, reading dy on the grid (G, Kg, positions) as it lies, where the twin needs
+    it copied transposed (_filter_terms). The same sums, to the bit."""
+    blocks = _position_blocks(live)
+    at = np.array([b.start for b in blocks], np.int64)
+    _filter_terms([x_grid[group] for group in range(x_grid.shape[0])], x_grid.strides[1] // x_grid.itemsize,
+                  [dy_grid[group] for group in range(dy_grid.shape[0])], dy_grid.strides[1] // dy_grid.itemsize,
+                  offsets, at, at, np.array([b.stop - b.start for b in blocks], np.int64), acc, dy_grid.shape[1])
+
+
+def _filter_terms(x_groups, ldx, dy_groups, ldb, offsets, a_at, b_at, inner, acc, kg):
+    """acc[group, c*T + t, k] += for each term (block of positions) in order, Σ_j x[c, offsets[t] + a_at + j] *
+    dy[k, b_at + j] over j < inner, each term's sum added with one rounding: the C kernel
+    (opemu.core.blas.chain_sums, packing each term's block of dy's columns itself, b_transposed), the rows of
+    every group shared among the cores. x_groups, dy_groups: each group's first channel row, rows ldx and ldb
+    elements apart."""
+    taps, cg = len(offsets), acc.shape[1] // len(offsets)
+    a_rows = (np.arange(cg, dtype=np.int64)[:, None] * ldx + np.asarray(offsets, np.int64)[None, :]).reshape(-1)
 
     def run(lo, hi):   # rows lo..hi of every group
-        for group in range(groups):
-            blas.chain_sums(acc[group, lo:hi, :kg], x_grid[group], a_rows[lo:hi], a_at, dy_grid[group], a_at, ldb,
-                            inner, accumulate=True, b_transposed=True)
-    parallel.split(cg * taps, run, worth=acc.size * ldb >= CHAINED_MIN)
+        for x, dy, sums in zip(x_groups, dy_groups, acc):
+            blas.chain_sums(sums[lo:hi, :kg], x, a_rows[lo:hi], a_at, dy, b_at, ldb, inner, accumulate=True,
+                            b_transposed=True)
+    parallel.split(cg * taps, run, worth=acc.size * int(inner.sum()) >= CHAINED_MIN)
 
 
 # ---- 1x1 without padding: straight from the images ----
@@ -563,20 +571,14 @@ def _pointwise_filter(images, dy, g, acc):
     xs, dys = _images_as_rows(images), _images_as_rows(dy)
     if xs is None or dys is None or not g.pointwise or g.cg < 2 or not blas.chain_available():
         return False
-    item, positions = xs.itemsize, math.prod(g.out)
-    blocks = _blocks(positions)
+    item, blocks = xs.itemsize, _blocks(math.prod(g.out))
     starts = np.array([b.start for b in blocks], np.int64)
     inner = np.tile(np.array([b.stop - b.start for b in blocks], np.int64), xs.shape[0])
     a_at = (np.arange(xs.shape[0], dtype=np.int64)[:, None] * (xs.strides[0] // item) + starts).reshape(-1)
     b_at = (np.arange(dys.shape[0], dtype=np.int64)[:, None] * (dys.strides[0] // item) + starts).reshape(-1)
-    a_rows = np.arange(g.cg, dtype=np.int64) * (xs.strides[1] // item)
-    ldb = dys.strides[1] // item
-
-    def run(lo, hi):   # rows lo..hi of every group
-        for group in range(g.groups):
-            blas.chain_sums(acc[group, lo:hi, :g.kg], xs[:, group * g.cg:], a_rows[lo:hi], a_at, dys[:, group * g.kg:],
-                            b_at, ldb, inner, accumulate=True, b_transposed=True)
-    parallel.split(g.cg, run, worth=acc.size * xs.shape[0] * positions >= CHAINED_MIN)
+    _filter_terms([xs[:, group * g.cg:] for group in range(g.groups)], xs.strides[1] // item,
+                  [dys[:, group * g.kg:] for group in range(g.groups)], dys.strides[1] // item, [0], a_at, b_at,
+                  inner, acc, g.kg)
     return True
 
 
