@@ -1,6 +1,7 @@
 /* A 16 x 16 tile of 32-bit elements transposed in AVX-512 registers: 32-bit and 64-bit unpacks give each
  * 128-bit lane a column's four rows; two rounds of lane shuffles gather a column's four lanes. Shared by
- * the widening copy (transpose.c) and the packing of a transposed operand (chain.c). */
+ * the widening copy (transpose.c), the packing of a transposed operand (chain.c) and bf16 panels
+ * (bf16_product.c). */
 #ifndef OPEMU_KERNELS_TRANSPOSE16_H
 #define OPEMU_KERNELS_TRANSPOSE16_H
 
@@ -8,13 +9,11 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-/* Column j of the 16 rows r[0..15] goes to dst + j * dst_row (16 elements). */
-__attribute__((target("avx512f"), always_inline)) static inline void opemu_transpose16_store(const __m512i r[16],
-                                                                                            void *dst,
-                                                                                            int64_t dst_row)
+/* out[j] = column j of the 16 rows r[0..15]. */
+__attribute__((target("avx512f"), always_inline)) static inline void opemu_transpose16(const __m512i r[16],
+                                                                                      __m512i out[16])
 {
     __m512i t[16], u[16];
-    uint32_t *out = dst;
     for (int i = 0; i < 16; i += 2) {
         t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
         t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
@@ -31,11 +30,23 @@ __attribute__((target("avx512f"), always_inline)) static inline void opemu_trans
         __m512i q = _mm512_shuffle_i32x4(u[4 * k], u[4 * k + 1], 0xEE);
         __m512i rr = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0x44);
         __m512i ss = _mm512_shuffle_i32x4(u[4 * k + 2], u[4 * k + 3], 0xEE);
-        _mm512_storeu_si512(out + (0 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0x88));
-        _mm512_storeu_si512(out + (4 + k) * dst_row, _mm512_shuffle_i32x4(p, rr, 0xDD));
-        _mm512_storeu_si512(out + (8 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0x88));
-        _mm512_storeu_si512(out + (12 + k) * dst_row, _mm512_shuffle_i32x4(q, ss, 0xDD));
+        out[0 + k] = _mm512_shuffle_i32x4(p, rr, 0x88);
+        out[4 + k] = _mm512_shuffle_i32x4(p, rr, 0xDD);
+        out[8 + k] = _mm512_shuffle_i32x4(q, ss, 0x88);
+        out[12 + k] = _mm512_shuffle_i32x4(q, ss, 0xDD);
     }
+}
+
+/* Column j of the 16 rows r[0..15] goes to dst + j * dst_row (16 elements). */
+__attribute__((target("avx512f"), always_inline)) static inline void opemu_transpose16_store(const __m512i r[16],
+                                                                                            void *dst,
+                                                                                            int64_t dst_row)
+{
+    __m512i out[16];
+    uint32_t *to = dst;
+    opemu_transpose16(r, out);
+    for (int j = 0; j < 16; j++)
+        _mm512_storeu_si512(to + j * dst_row, out[j]);
 }
 #endif
 

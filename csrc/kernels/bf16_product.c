@@ -1,0 +1,327 @@
+/* Products of bf16 matrices summed in fp32: the vocab-parallel operators' GEMMs on bf16 operands
+ * (python/opemu/core/bf16_product.py holds the NumPy reference and says what the sums are).
+ *
+ * Operands are first packed into panels of 32-bit words, each word one pair of elements along the
+ * inner dimension (element 2p in the low half, 2p + 1 in the high half): the layout x86's bf16 dot
+ * product instruction reads. An A panel holds PANEL_ROWS rows, a B panel PANEL_COLS columns, both
+ * [pair][row or column], zero past the matrix. Every element of the product is, per block of
+ * BLOCK_PAIRS pairs, a chain from +0 that takes each pair's odd product and then its even one, each
+ * a fused multiply-add; the blocks' chains are added to the total in order.
+ *
+ * VDPBF16PS forms that chain (odd first, then even, each fused: Intel's definition, measured on this
+ * AMD host too) but flushes subnormal inputs and results to zero. It is used only where no product
+ * and no partial sum can be subnormal, and none overflow (`dot`, which the caller decides from the
+ * operands' exponent ranges, opemu_kernel_bf16_pack's `range`); anywhere else the same chain runs on
+ * fp32 fused multiply-adds with IEEE subnormals. The two then agree to the bit. */
+#include "kernels.h"
+
+#include <string.h>
+
+#define PANEL_ROWS OPEMU_BF16_PANEL_ROWS
+#define PANEL_COLS OPEMU_BF16_PANEL_COLS
+#define BLOCK_PAIRS OPEMU_BF16_BLOCK_PAIRS
+#define LANES 16
+#define VECS (PANEL_COLS / LANES)
+
+static inline uint32_t half_at(const void *src, int source, int64_t at)
+{
+    return source == OPEMU_BF16_FROM_FLOAT ? ((const uint32_t *)src)[at] >> 16 : ((const uint16_t *)src)[at];
+}
+
+/* Running exponent range (kernels.h, opemu_kernel_bf16_pack's `range`) of the words' nonzero halves. */
+struct span {
+    uint32_t least, most, subnormal;
+};
+
+static inline void note(struct span *s, uint32_t w)
+{
+    for (int shift = 0; shift < 32; shift += 16) {
+        uint32_t h = (w >> shift) & 0xFFFFu, field = (h >> 7) & 0xFFu, nonzero = (h & 0x7FFFu) != 0;
+        s->least = nonzero && field < s->least ? field : s->least;
+        s->most = field > s->most ? field : s->most;
+        s->subnormal |= nonzero && field == 0;
+    }
+}
+
+/* Pairs [from, here) of a panel, every row of it (zero past the matrix and past an odd inner's last element). */
+static void pack_plainly(const void *src, int source, int64_t j0, int64_t real, int64_t inner, int64_t count_stride,
+                         int64_t inner_stride, int width, int64_t from, uint32_t *panel, struct span *s)
+{
+    for (int64_t p = from; p < (inner + 1) / 2; p++)
+        for (int64_t r = 0; r < width; r++) {
+            uint32_t w = 0;
+            if (r < real) {
+                int64_t at = (j0 + r) * count_stride + 2 * p * inner_stride;
+                w = half_at(src, source, at) | (2 * p + 1 < inner ? half_at(src, source, at + inner_stride) << 16 : 0);
+            }
+            panel[p * width + r] = w;
+            note(s, w);
+        }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#include "transpose16.h"
+
+#define PACK_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+struct span_vectors {
+    __m512i least, most, subnormal;
+};
+
+PACK_TARGET static inline void note_vector(struct span_vectors *s, __m512i w)
+{
+    for (int shift = 0; shift < 32; shift += 16) {
+        __m512i field = _mm512_and_si512(_mm512_srli_epi32(w, shift + 7), _mm512_set1_epi32(0xFF));
+        __mmask16 nonzero = _mm512_test_epi32_mask(w, _mm512_set1_epi32(0x7FFF << shift));
+        s->least = _mm512_mask_min_epu32(s->least, nonzero, s->least, field);
+        s->most = _mm512_max_epu32(s->most, field);
+        __mmask16 sub = nonzero & _mm512_cmpeq_epi32_mask(field, _mm512_setzero_si512());
+        s->subnormal = _mm512_mask_mov_epi32(s->subnormal, sub, _mm512_set1_epi32(1));
+    }
+}
+
+/* Row r's words for pairs p .. p + 15, whose elements lie side by side along the row. */
+PACK_TARGET static inline __m512i row_words(const void *src, int source, const __m512i high_halves, int64_t at)
+{
+    if (source == OPEMU_BF16_FROM_BF16)
+        return _mm512_loadu_si512((const uint16_t *)src + at);
+    const uint32_t *f = (const uint32_t *)src + at;
+    return _mm512_permutex2var_epi16(_mm512_loadu_si512(f), high_halves, _mm512_loadu_si512(f + 16));
+}
+
+/* Words of pairs p (elements 2p and 2p + 1 in two rows along which the panel's elements run), `take` of them. */
+PACK_TARGET static inline __m512i pair_words(const void *src, int source, int64_t at, int64_t inner_stride,
+                                             __mmask16 take)
+{
+    if (source == OPEMU_BF16_FROM_BF16) {
+        const uint16_t *h = (const uint16_t *)src + at;
+        __m512i even = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(take, h));
+        __m512i odd = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(take, h + inner_stride));
+        return _mm512_or_si512(even, _mm512_slli_epi32(odd, 16));
+    }
+    const uint32_t *f = (const uint32_t *)src + at;
+    __m512i even = _mm512_srli_epi32(_mm512_maskz_loadu_epi32(take, f), 16);
+    __m512i odd = _mm512_and_si512(_mm512_maskz_loadu_epi32(take, f + inner_stride), _mm512_set1_epi32((int)0xFFFF0000u));
+    return _mm512_or_si512(even, odd);
+}
+
+/* The pairs of a panel that vectors can take, noted in `s`; returns how many (from pair 0). */
+PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0, int64_t real, int64_t inner,
+                                        int64_t count_stride, int64_t inner_stride, int width, uint32_t *panel,
+                                        struct span *s)
+{
+    struct span_vectors v = {_mm512_set1_epi32(256), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    int64_t whole = inner / 2, done = 0;
+    if (inner_stride == 1) {
+        /* 16 rows × 16 pairs at a time, transposed in registers */
+        __m512i high_halves = _mm512_setzero_si512();
+        if (source == OPEMU_BF16_FROM_FLOAT) {
+            uint16_t index[32];
+            for (int i = 0; i < 16; i++)
+                index[2 * i] = (uint16_t)(4 * i + 1), index[2 * i + 1] = (uint16_t)(4 * i + 3);
+            high_halves = _mm512_loadu_si512(index);
+        }
+        for (; done + 16 <= whole; done += 16)
+            for (int g = 0; g < width; g += 16) {
+                int rows = width - g < 16 ? width - g : 16;
+                __m512i r[16], out[16];
+                for (int i = 0; i < 16; i++)
+                    r[i] = g + i < real ? row_words(src, source, high_halves, (j0 + g + i) * count_stride + 2 * done)
+                                        : _mm512_setzero_si512();
+                opemu_transpose16(r, out);
+                for (int i = 0; i < 16; i++) {
+                    note_vector(&v, out[i]);
+                    _mm512_mask_storeu_epi32(panel + (done + i) * width + g, (__mmask16)((1u << rows) - 1), out[i]);
+                }
+            }
+    } else if (count_stride == 1) {
+        for (; done < whole; done++)
+            for (int g = 0; g < width; g += 16) {
+                int rows = width - g < 16 ? width - g : 16;
+                int64_t present = real - g < 0 ? 0 : real - g < rows ? real - g : rows;
+                __m512i w = pair_words(src, source, j0 + g + 2 * done * inner_stride, inner_stride,
+                                       (__mmask16)((1u << present) - 1));
+                note_vector(&v, w);
+                _mm512_mask_storeu_epi32(panel + done * width + g, (__mmask16)((1u << rows) - 1), w);
+            }
+    }
+    uint32_t least[16], most[16], subnormal[16];
+    _mm512_storeu_si512(least, v.least);
+    _mm512_storeu_si512(most, v.most);
+    _mm512_storeu_si512(subnormal, v.subnormal);
+    for (int i = 0; i < 16; i++) {
+        s->least = least[i] < s->least ? least[i] : s->least;
+        s->most = most[i] > s->most ? most[i] : s->most;
+        s->subnormal |= subnormal[i];
+    }
+    return done;
+}
+
+static int vectors_pack(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+#endif
+
+int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t inner, int64_t count_stride,
+                           int64_t inner_stride, int width, int64_t pairs, int64_t first_pair, uint32_t *panels,
+                           int32_t *range)
+{
+    if ((width != PANEL_ROWS && width != PANEL_COLS) || count < 0 || inner < 0 || first_pair < 0 ||
+        first_pair + (inner + 1) / 2 > pairs)
+        return -1;
+    struct span s = {(uint32_t)range[0], (uint32_t)range[1], (uint32_t)range[2]};
+    for (int64_t j0 = 0; j0 < count; j0 += width) {
+        uint32_t *panel = panels + (j0 / width) * pairs * width + first_pair * width;
+        int64_t real = count - j0 < width ? count - j0 : width, from = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        if (vectors_pack())
+            from = pack_vectors(src, source, j0, real, inner, count_stride, inner_stride, width, panel, &s);
+#endif
+        pack_plainly(src, source, j0, real, inner, count_stride, inner_stride, width, from, panel, &s);
+    }
+    range[0] = (int32_t)s.least;
+    range[1] = (int32_t)s.most;
+    range[2] = (int32_t)s.subnormal;
+    return 0;
+}
+
+/* Adds a tile's chains to c (rows × cols of it; c starts from +0 when `fresh`). */
+static inline void add_tile(const float *tile, float *c, int64_t ldc, int rows, int cols, int fresh)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < cols; j++)
+            c[r * ldc + j] = (fresh ? 0.0f : c[r * ldc + j]) + tile[r * PANEL_COLS + j];
+}
+
+typedef void (*tile_kernel)(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
+                            int cols, int fresh);
+
+/* One PANEL_ROWS × PANEL_COLS tile over one block of pairs, in portable C: the reference of the vector tiles
+ * and what runs on a CPU without AVX-512. */
+static void tile_portable(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
+                          int cols, int fresh)
+{
+    float s[PANEL_ROWS * PANEL_COLS] = {0};
+    for (int64_t p = 0; p < pairs; p++)
+        for (int r = 0; r < PANEL_ROWS; r++) {
+            uint32_t aw = a[p * PANEL_ROWS + r], a_odd = aw & 0xFFFF0000u, a_even = aw << 16;
+            float ao, ae;
+            memcpy(&ao, &a_odd, 4);
+            memcpy(&ae, &a_even, 4);
+            for (int j = 0; j < PANEL_COLS; j++) {
+                uint32_t bw = b[p * PANEL_COLS + j], b_odd = bw & 0xFFFF0000u, b_even = bw << 16;
+                float bo, be;
+                memcpy(&bo, &b_odd, 4);
+                memcpy(&be, &b_even, 4);
+                s[r * PANEL_COLS + j] = __builtin_fmaf(ae, be, __builtin_fmaf(ao, bo, s[r * PANEL_COLS + j]));
+            }
+        }
+    add_tile(s, c, ldc, rows, cols, fresh);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define UNROLLED _Pragma("GCC unroll 16")
+
+/* The vector tiles: PANEL_ROWS × VECS accumulators in registers. PREPARE_B turns a vector of B words into
+ * what STEP takes; STEP adds one A word's pair of products into an accumulator. */
+#define DEFINE_TILE(NAME, TARGET, B_PARTS, PREPARE_B, STEP)                                                   \
+    __attribute__((target(TARGET))) static void NAME(int64_t pairs, const uint32_t *a, const uint32_t *b,     \
+                                                     float *c, int64_t ldc, int rows, int cols, int fresh)   \
+    {                                                                                                          \
+        __m512 s[PANEL_ROWS][VECS];                                                                            \
+        UNROLLED for (int r = 0; r < PANEL_ROWS; r++)                                                          \
+            UNROLLED for (int v = 0; v < VECS; v++)                                                            \
+                s[r][v] = _mm512_setzero_ps();                                                                 \
+        for (int64_t p = 0; p < pairs; p++) {                                                                  \
+            __m512i bp[VECS][B_PARTS];                                                                          \
+            UNROLLED for (int v = 0; v < VECS; v++) {                                                          \
+                __m512i bw = _mm512_loadu_si512(b + p * PANEL_COLS + v * LANES);                                \
+                PREPARE_B(bp[v], bw);                                                                          \
+            }                                                                                                  \
+            UNROLLED for (int r = 0; r < PANEL_ROWS; r++) {                                                    \
+                __m512i aw = _mm512_set1_epi32((int)a[p * PANEL_ROWS + r]);                                    \
+                UNROLLED for (int v = 0; v < VECS; v++)                                                        \
+                    s[r][v] = STEP(s[r][v], aw, bp[v]);                                                        \
+            }                                                                                                  \
+        }                                                                                                      \
+        if (rows == PANEL_ROWS && cols == PANEL_COLS) {                                                        \
+            UNROLLED for (int r = 0; r < PANEL_ROWS; r++)                                                      \
+                UNROLLED for (int v = 0; v < VECS; v++) {                                                      \
+                    float *at = c + r * ldc + v * LANES;                                                       \
+                    __m512 start = fresh ? _mm512_setzero_ps() : _mm512_loadu_ps(at);                          \
+                    _mm512_storeu_ps(at, _mm512_add_ps(start, s[r][v]));                                       \
+                }                                                                                              \
+            return;                                                                                            \
+        }                                                                                                      \
+        float tile[PANEL_ROWS * PANEL_COLS] __attribute__((aligned(64)));                                     \
+        UNROLLED for (int r = 0; r < PANEL_ROWS; r++)                                                          \
+            UNROLLED for (int v = 0; v < VECS; v++)                                                            \
+                _mm512_store_ps(tile + r * PANEL_COLS + v * LANES, s[r][v]);                                   \
+        add_tile(tile, c, ldc, rows, cols, fresh);                                                             \
+    }
+
+#define DOT_PREPARE(parts, bw) ((parts)[0] = (bw))
+#define DOT_STEP(s, aw, parts) _mm512_dpbf16_ps((s), (__m512bh)(aw), (__m512bh)(parts)[0])
+
+/* the pair's halves as fp32: the odd element is the word's high half, the even one its low half shifted up */
+#define FMA_PREPARE(parts, bw) ((parts)[0] = _mm512_and_si512((bw), _mm512_set1_epi32((int)0xFFFF0000u)),         \
+                                (parts)[1] = _mm512_slli_epi32((bw), 16))
+#define FMA_STEP(s, aw, parts)                                                                                    \
+    _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32((aw), 16)), _mm512_castsi512_ps((parts)[1]),           \
+                    _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512((aw), _mm512_set1_epi32((int)0xFFFF0000u))), \
+                                    _mm512_castsi512_ps((parts)[0]), (s)))
+
+DEFINE_TILE(tile_dot, "avx512f,avx512bf16", 1, DOT_PREPARE, DOT_STEP)
+DEFINE_TILE(tile_fma, "avx512f", 2, FMA_PREPARE, FMA_STEP)
+
+static tile_kernel choose(int dot)
+{
+    if (dot && __builtin_cpu_supports("avx512bf16"))
+        return tile_dot;
+    return __builtin_cpu_supports("avx512f") ? tile_fma : tile_portable;
+}
+
+int opemu_kernel_bf16_dot_available(void)
+{
+    return __builtin_cpu_supports("avx512bf16") != 0;
+}
+
+#else
+
+static tile_kernel choose(int dot)
+{
+    return tile_portable;
+}
+
+int opemu_kernel_bf16_dot_available(void)
+{
+    return 0;
+}
+
+#endif
+
+int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int dot,
+                              int force_portable, float *c, int64_t ldc, int accumulate)
+{
+    if (m < 0 || n < 0 || pairs < 0 || ldc < n)
+        return -1;
+    tile_kernel tile = force_portable ? tile_portable : choose(dot);
+    for (int64_t k0 = 0; k0 < pairs || (k0 == 0 && !accumulate); k0 += BLOCK_PAIRS) {
+        int64_t block = pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS;
+        int fresh = k0 == 0 && !accumulate;
+        for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {
+            const uint32_t *bp = b + (j0 / PANEL_COLS) * pairs * PANEL_COLS + k0 * PANEL_COLS;
+            int cols = n - j0 < PANEL_COLS ? (int)(n - j0) : PANEL_COLS;
+            for (int64_t i0 = 0; i0 < m; i0 += PANEL_ROWS) {
+                const uint32_t *ap = a + (i0 / PANEL_ROWS) * pairs * PANEL_ROWS + k0 * PANEL_ROWS;
+                int rows = m - i0 < PANEL_ROWS ? (int)(m - i0) : PANEL_ROWS;
+                tile(block, ap, bp, c + i0 * ldc + j0, ldc, rows, cols, fresh);
+            }
+        }
+    }
+    return 0;
+}
