@@ -432,12 +432,24 @@ def _grad_phase1(bt=300, v=700, h=40):
     return size.value, executor
 
 
+def panel_words(count, inner, width):
+    """Words of a bf16 product operand in panels `width` wide, one word per pair of inner elements."""
+    return -(-count // width) * width * -(-inner // 2)
+
+
 def test_memory_saving_workspace_follows_the_chunk_rule():
     size, _ = _grad_phase1(bt=300, v=700, h=40)
-    # VOCAB_CHUNK columns; G for every row of a chunk; a 64-row rounding slab per lane (300 rows are two row
-    # blocks, so one lane for each of up to two cores)
-    chunk, slab, lanes = 512, 64, min(2, parallel.WORKERS)
-    buffers = [300 * 40, 300 * 40, chunk * 40, chunk * 40, 300 * chunk, lanes * slab * chunk]  # fp32; uint32 for bf16
+    # VOCAB_CHUNK columns; 300 rows in two blocks of 156 (multiples of the 12 panel rows), one per lane for up to
+    # two cores; panels of 12 rows or 32 columns for each operand of the three products; a 64-row rounding slab
+    # per lane
+    chunk, block, slab, lanes = 512, 156, 64, min(2, parallel.WORKERS)
+    buffers = [300 * 40,                                           # inputGrad, fp32
+               panel_words(300, 40, 12), panel_words(chunk, 40, 32),   # the logits' operands
+               lanes * block * chunk,                              # each lane's G tile, fp32
+               panel_words(40, 300, 32), panel_words(40, chunk, 32),   # input and weight chunk for the gradients
+               lanes * panel_words(block, chunk, 12), panel_words(chunk, 300, 12),   # G for inputGrad, weightGrad
+               chunk * 40,                                         # weightGrad chunk, fp32
+               lanes * slab * chunk]                               # rounding scratch (uint32 for bf16)
     expected = 0
     for n in buffers:
         expected = -(-expected // 64) * 64 + n * 4

@@ -99,6 +99,10 @@ def pack(matrix, width, panels, total_pairs, first_pair, span):
     item = matrix.itemsize
     source = lib.OPEMU_BF16_FROM_FLOAT if matrix.dtype == np.float32 else lib.OPEMU_BF16_FROM_BF16
     assert matrix.dtype in (np.float32, rounding.BF16) and all(s % item == 0 for s in matrix.strides)
+    count, inner = matrix.shape
+    if count:
+        last = (-(-count // width) - 1) * total_pairs * width + (first_pair + pairs(inner)) * width
+        assert panels.dtype == np.uint32 and panels.flags.c_contiguous and panels.size >= last
     code = lib.opemu_kernel_bf16_pack(kernels.strided_address(matrix), source, matrix.shape[0], matrix.shape[1],
                                       matrix.strides[0] // item, matrix.strides[1] // item, width, total_pairs,
                                       first_pair, _words(panels), device_int32(span))
@@ -107,7 +111,11 @@ def pack(matrix, width, panels, total_pairs, first_pair, span):
 
 def product(m, n, total_pairs, a_panels, b_panels, dot, c, accumulate=False, force_portable=False):
     """c (m × n fp32 with unit column stride) = the product of packed operands, or c plus it."""
-    code = kernels.lib().opemu_kernel_bf16_product(m, n, total_pairs, _words(a_panels), _words(b_panels), int(dot),
+    lib = kernels.lib()
+    assert a_panels.size >= panel_words(m, 2 * total_pairs, lib.OPEMU_BF16_PANEL_ROWS)
+    assert b_panels.size >= panel_words(n, 2 * total_pairs, lib.OPEMU_BF16_PANEL_COLS)
+    assert c.dtype == np.float32 and c.shape == (m, n) and c.strides[1] == 4
+    code = lib.opemu_kernel_bf16_product(m, n, total_pairs, _words(a_panels), _words(b_panels), int(dot),
                                                    int(force_portable), kernels.float_pointer(c), c.strides[0] // 4,
                                                    int(accumulate))
     assert code == 0

@@ -29,10 +29,11 @@ Accumulation follows that fixed order, so results are deterministic.
 """
 import numpy as np
 
-from opemu.core import blas, checks, dtypes, rounding, status
+from opemu.core import checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp, soc
 from opemu.core.workspace import Layout
 from opemu.ops.aclnn import _vocab_parallel as vp
+from opemu.ops.aclnn._vocab_products import for_dtype as products_for
 
 FLOAT = dtypes.acl("FLOAT")
 MASK_DTYPES = [dtypes.acl("BOOL"), dtypes.acl("UINT8")]
@@ -107,12 +108,12 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
 
     def _layout(self, bt, v, h, dtype, high_performance):
         chunk = _chunk(bt, v, high_performance)
-        blocks = vp.row_blocks(bt, v)
+        products = products_for(dtype)
+        blocks = products.row_blocks(bt, v)
         lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
-        return (Layout().add("input", (bt, h), np.float32).add("input_grad", (bt, h), np.float32)
-                .add("weight", (h, chunk), np.float32).add("weight_grad", (chunk, h), np.float32)
-                .add("g", (bt, chunk), np.float32)
-                .add("round", (lanes, min(rows, vp.SLAB_ROWS) * chunk), rounding.scratch_dtype(dtype)))
+        layout = Layout().add("input_grad", (bt, h), np.float32)
+        products.layout(layout, bt, h, chunk, lanes, rows, grads=True, logits=not high_performance)
+        return layout.add("round", (lanes, min(rows, vp.SLAB_ROWS) * chunk), rounding.scratch_dtype(dtype))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -123,7 +124,6 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         bt, vocab = a.grad.shape[0], a.weight.shape[0]
         half = dtypes.numpy_dtype(a.input.dtype)
         s = a.scratch.carve(workspace)
-        x = vp.to_f32(v["input"], s["input"])
         dx = s["input_grad"]
         dx[...] = 0
         grad = v["grad"].astype(np.float32)
@@ -135,33 +135,33 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
             row_max = v["logitsMaxOptional"].astype(np.float32)
             reciprocal = np.float32(1) / v["sumExpLogitsOptional"]
         chunk = _chunk(bt, vocab, softmax is not None)
-        blocks = vp.row_blocks(bt, vocab)
+        products = products_for(half)
+        blocks = products.row_blocks(bt, vocab)
         lanes = vp.lanes(blocks)
+        operands = products(s, v["input"], v["weight"], blocks, lanes)
 
         def walk(lane, meet):
-            """Chunk by chunk: the lane's share of the weight chunk in fp32; G and dx for its row blocks; once
+            """Chunk by chunk: the lane's share of the weight chunk's operands; G and dx for its row blocks; once
             every lane's G is whole, its share of the chunk's dw = Gᵀ @ input (over all rows at once)."""
+            operands.input_share(lane)
             for c0 in range(0, vocab, chunk):
                 c1 = min(vocab, c0 + chunk)
-                w, shares = s["weight"][:, :c1 - c0], vp.halves(c1 - c0)[lane::lanes]   # w: H × chunk
-                for p0, p1 in shares:
-                    vp.to_f32_transposed(v["weight"][c0 + p0:c0 + p1], w[:, p0:p1])
-                meet()   # w whole; and every lane is done with the previous chunk's G
+                operands.weight_share(lane, c0, c1, logits=softmax is None)
+                meet()   # the chunk's operands whole; and every lane is done with the previous chunk's G
+                operands.start_gradients(lane)
                 for r0, r1 in blocks[lane::lanes]:
-                    g = s["g"][r0:r1, :c1 - c0]
+                    g = operands.tile(lane, r0, r1, c1 - c0)
                     if softmax is None:
-                        blas.product(g, x[r0:r1], w)
+                        operands.logits(lane, g, r0, r1)
                     vp.gradient_tile(g, None if softmax is None else softmax[r0:r1, c0:c1],
                                      None if row_max is None else row_max[r0:r1],
                                      None if reciprocal is None else reciprocal[r0:r1],
                                      vp.tile_targets(target_rows, target_columns, r0, r1, c0, c1), grad[r0:r1],
                                      half, s["round"][lane])
-                    blas.product(dx[r0:r1], g, w.T, accumulate=True)
+                    operands.add_input_grad(lane, dx[r0:r1], g, r0, r1)
                 meet()   # G whole
-                for p0, p1 in shares:
-                    dw = s["weight_grad"][p0:p1]
-                    blas.product(dw, s["g"][:, p0:p1].T, x)
-                    np.copyto(v["weightGradOut"][c0 + p0:c0 + p1], dw, casting="unsafe")
+                for p0, p1 in operands.weight_grad_shares(c1 - c0)[lane::lanes]:
+                    np.copyto(v["weightGradOut"][c0 + p0:c0 + p1], operands.weight_grad(lane, p0, p1), casting="unsafe")
         vp.by_lanes(walk, lanes)
         np.copyto(v["inputGradOut"], dx, casting="unsafe")
 

@@ -28,10 +28,11 @@ nothing is BT×V unless vocabParallelLogitsOutOptional is requested.
 """
 import numpy as np
 
-from opemu.core import blas, checks, dtypes, rounding, status
+from opemu.core import checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp
 from opemu.core.workspace import Layout
 from opemu.ops.aclnn import _products, _vocab_parallel as vp
+from opemu.ops.aclnn._vocab_products import for_dtype as products_for
 
 FLOAT = dtypes.acl("FLOAT")
 
@@ -95,12 +96,12 @@ class FusedLinearOnlineMaxSum(AclnnOp):
     def _layout(self, m, n, h, dtype):
         if m == 0:
             return Layout()
+        products = products_for(dtype)
         chunk = vp.tile(m, n)[0]
-        blocks = vp.row_blocks(m, n)
+        blocks = products.row_blocks(m, n)
         lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
-        return (Layout().add("input", (m, h), np.float32).add("weight", (lanes, h, chunk), np.float32)
-                .add("logits", (lanes, rows * chunk), np.float32)
-                .add("round", (lanes, rows * chunk), rounding.scratch_dtype(dtype)))
+        layout = products.layout(Layout(), m, h, chunk, lanes, rows, grads=False)
+        return layout.add("round", (lanes, rows * chunk), rounding.scratch_dtype(dtype))
 
     def workspace(self, a):
         return a.scratch.nbytes
@@ -124,7 +125,6 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         half = dtypes.numpy_dtype(a.input.dtype)
         rounded = _products.line() != "950"  # matmul output in the input dtype (see the module doc)
         s = a.scratch.carve(workspace)
-        x = vp.to_f32(v["input"], s["input"])
         n = a.weight.shape[0]
         rows_in_shard, columns = vp.local_target_columns(masked, ~outside, n, self.name)
         vpl = v.get("vocabParallelLogitsOutOptional")
@@ -134,21 +134,23 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         target_column = np.full(m, -1, np.int64)   # each row's local vocabulary column, -1 outside the shard
         target_column[rows_in_shard] = columns
         chunk = vp.tile(m, n)[0]
-        blocks = vp.row_blocks(m, n)
+        products = products_for(half)
+        blocks = products.row_blocks(m, n)
         lanes = vp.lanes(blocks)
+        operands = products(s, v["input"], v["weight"], blocks, lanes)
 
         def walk(lane, meet):
             """Every chunk of lane `lane`'s row blocks, chunk by chunk: a row's statistics follow the vocabulary
             (and are its own: the lanes never need to meet)."""
-            weight, tile, scratch = s["weight"][lane], s["logits"][lane], s["round"][lane]
+            operands.input_share(lane)
             for c0 in range(0, n, chunk):
                 c1 = min(n, c0 + chunk)
-                w = vp.to_f32_transposed(v["weight"][c0:c1], weight[:, :c1 - c0])
+                operands.own_weight(lane, c0, c1)
                 for r0, r1 in blocks[lane::lanes]:
-                    logits = tile[:(r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                    blas.product(logits, x[r0:r1], w)
-                    vp.online_step(logits, running_max[r0:r1], running_sum[r0:r1], half if rounded else None, scratch,
-                                   target_column[r0:r1], c0, target_logit[r0:r1])
+                    logits = operands.tile(lane, r0, r1, c1 - c0)
+                    operands.logits(lane, logits, r0, r1)
+                    vp.online_step(logits, running_max[r0:r1], running_sum[r0:r1], half if rounded else None,
+                                   s["round"][lane], target_column[r0:r1], c0, target_logit[r0:r1])
                     if vpl is not None:
                         np.copyto(vpl[r0:r1, c0:c1], logits, casting="unsafe")
         vp.by_lanes(walk, lanes)

@@ -1,0 +1,225 @@
+"""The products of the vocab-parallel operators: logits = input @ weight_chunkᵀ, inputGrad += G @ weight_chunk and
+weightGrad_chunk = Gᵀ @ input, each on a core's own row blocks (logits, inputGrad) or share of the chunk's columns
+(weightGrad), for whichever half-precision type the operands are.
+
+* fp16 (`Widened`): fp32 copies of input and the weight chunk, products by OpenBLAS (opemu.core.blas), as NumPy
+  forms them. OpenBLAS's sgemm runs near this host's fp32 peak.
+* bf16 (`Paired`): the bf16 product kernel (opemu.core.bf16_product: fp32 sums in a fixed order, on the bf16 dot
+  product instruction where it is exact), about twice as fast. Operands are packed into the kernel's panels of
+  element pairs: the input once a call, both ways (its row blocks for the logits, its pairs of rows for
+  weightGrad), the weight chunk both ways by the cores half each, and G for both products as its tiles are made.
+  Row blocks start at multiples of the panels' rows, so a block's panels are a slice of the input's. With
+  OPEMU_KERNELS=numpy the same sums come from bf16_product.reference, which reads the operands as they lie.
+
+Both keep every buffer in the workspace the operator asked for in phase 1 (`layout`)."""
+import numpy as np
+
+from opemu.core import bf16_product, blas, kernels, rounding
+from opemu.ops.aclnn import _vocab_parallel as vp
+
+PAIRED_BLOCK_ROWS = 252   # a 252 × 512 fp32 tile stays in a core's L2 for the epilogue; a multiple of 12 panel rows
+
+
+def for_dtype(half):
+    return Paired if np.dtype(half) == rounding.BF16 else Widened
+
+
+def _aligned_halves(width, align):
+    """vp.halves with the cut at a multiple of `align` (a share of panels)."""
+    cut = min(width, max(0, int(round(width / 2 / align)) * align))
+    return [(0, cut), (cut, width)]
+
+
+class Widened:
+    """fp16 operands: fp32 copies, OpenBLAS products."""
+
+    @staticmethod
+    def row_blocks(rows, columns):
+        return vp.row_blocks(rows, columns)
+
+    @staticmethod
+    def layout(layout, bt, h, chunk, lanes, block, grads, logits=True):
+        """Buffers for a call: `grads` for FusedLinearCrossEntropyLossGrad (one chunk the lanes share, G whole;
+        `logits` unless high-performance mode), else FusedLinearOnlineMaxSum's (a chunk and a logits tile of
+        `block` rows per lane)."""
+        layout.add("input", (bt, h), np.float32)
+        if not grads:
+            return layout.add("weight", (lanes, h, chunk), np.float32).add("tiles", (lanes, block * chunk), np.float32)
+        return (layout.add("weight", (h, chunk), np.float32).add("weight_grad", (chunk, h), np.float32)
+                .add("g", (bt, chunk), np.float32))
+
+    def __init__(self, s, x, weight, blocks, lanes):
+        self.s, self.x_half, self.weight, self.blocks, self.lanes = s, x, weight, blocks, lanes
+        self.x = s["input"]
+        self.w = [None] * lanes
+
+    def input_share(self, lane):
+        for r0, r1 in self.blocks[lane::self.lanes]:
+            vp.to_f32(self.x_half[r0:r1], self.x[r0:r1])
+
+    def own_weight(self, lane, c0, c1):
+        """Lane `lane`'s own fp32 copy of chunk [c0, c1), H × chunk (vp.to_f32_transposed says why)."""
+        self.w[lane] = vp.to_f32_transposed(self.weight[c0:c1], self.s["weight"][lane][:, :c1 - c0])
+
+    def weight_share(self, lane, c0, c1, logits):
+        """This lane's half of the chunk's shared copy; the lanes meet before they use it."""
+        w = self.s["weight"][:, :c1 - c0]
+        for p0, p1 in vp.halves(c1 - c0)[lane::self.lanes]:
+            vp.to_f32_transposed(self.weight[c0 + p0:c0 + p1], w[:, p0:p1])
+        self.w[lane] = w
+
+    def tile(self, lane, r0, r1, width):
+        if "g" in self.s:
+            return self.s["g"][r0:r1, :width]
+        return self.s["tiles"][lane][:(r1 - r0) * width].reshape(r1 - r0, width)
+
+    def logits(self, lane, out, r0, r1):
+        blas.product(out, self.x[r0:r1], self.w[lane])
+
+    def start_gradients(self, lane):
+        pass
+
+    def add_input_grad(self, lane, dx, g, r0, r1):
+        blas.product(dx, g, self.w[lane].T, accumulate=True)
+
+    def weight_grad_shares(self, width):
+        return vp.halves(width)
+
+    def weight_grad(self, lane, p0, p1):
+        dw = self.s["weight_grad"][p0:p1]
+        blas.product(dw, self.s["g"][:, p0:p1].T, self.x)
+        return dw
+
+
+ROWS, COLS = 12, 32   # csrc/kernels/kernels.h's panel widths (phase 1 does not load the library to learn them)
+
+
+class Paired:
+    """bf16 operands: the bf16 product kernel on packed pairs, or its NumPy twin."""
+
+    @staticmethod
+    def row_blocks(rows, columns):
+        """Blocks of PAIRED_BLOCK_ROWS rows (fewer when that leaves a core without one), starting at multiples of
+        the panels' rows; the bits do not depend on them."""
+        half = -(-rows // 2)
+        size = max(ROWS, min(PAIRED_BLOCK_ROWS, -(-half // ROWS) * ROWS))
+        return [(r0, min(rows, r0 + size)) for r0 in range(0, rows, size)]
+
+    @staticmethod
+    def layout(layout, bt, h, chunk, lanes, block, grads, logits=True):
+        words = bf16_product.panel_words
+        if logits:
+            layout.add("input_rows", (words(bt, h, ROWS),), np.uint32)
+            layout.add("weight_columns", (1 if grads else lanes, words(chunk, h, COLS)), np.uint32)
+        layout.add("tiles", (lanes, block * chunk), np.float32)
+        if grads:
+            (layout.add("input_pairs", (words(h, bt, COLS),), np.uint32)
+             .add("weight_pairs", (words(h, chunk, COLS),), np.uint32)
+             .add("g_rows", (lanes, words(block, chunk, ROWS)), np.uint32)
+             .add("g_pairs", (words(chunk, bt, ROWS),), np.uint32)
+             .add("weight_grad", (chunk, h), np.float32))
+        return layout
+
+    def __init__(self, s, x, weight, blocks, lanes):
+        self.s, self.x, self.weight, self.blocks, self.lanes = s, x, weight, blocks, lanes
+        self.packed = kernels.lib() is not None
+        self.bt, self.h = x.shape
+        self.ranges = {name: [bf16_product.new_range() for _ in range(lanes)]
+                       for name in ("input_rows", "input_pairs", "weight_columns", "weight_pairs", "g_rows", "g_pairs")}
+        self.chunk = [None] * lanes   # each lane's (c0, c1)
+        self.shared = "g_pairs" in s
+
+    def _dot(self, first, second, lane):
+        """Whether a product of these operands may run on the dot product instruction: their ranges, over every
+        lane's share of a shared operand, or this lane's of its own."""
+        def span(name):
+            own = name == "g_rows" or name == "input_rows" or (name == "weight_columns" and not self.shared)
+            return tuple(int(v) for v in self.ranges[name][lane]) if own else bf16_product.combined(*self.ranges[name])
+        return bf16_product.dot_allowed(span(first), span(second))
+
+    def _pack(self, matrix, width, panels, total_pairs, first_pair, name, lane):
+        bf16_product.pack(matrix, width, panels, total_pairs, first_pair, self.ranges[name][lane])
+
+    def _fresh(self, name, lane):
+        self.ranges[name][lane][...] = bf16_product.FRESH_RANGE
+
+    def input_share(self, lane):
+        if not self.packed:
+            return
+        h_pairs, bt_pairs = bf16_product.pairs(self.h), bf16_product.pairs(self.bt)
+        for r0, r1 in self.blocks[lane::self.lanes]:
+            if "input_rows" in self.s:
+                self._pack(self.x[r0:r1], ROWS, self.s["input_rows"][r0 * h_pairs:], h_pairs, 0, "input_rows", lane)
+            if self.shared:
+                self._pack(self.x[r0:r1].T, COLS, self.s["input_pairs"], bt_pairs, r0 // 2, "input_pairs", lane)
+
+    def own_weight(self, lane, c0, c1):
+        self.chunk[lane] = (c0, c1)
+        if self.packed:
+            self._fresh("weight_columns", lane)
+            self._pack(self.weight[c0:c1], COLS, self.s["weight_columns"][lane], bf16_product.pairs(self.h), 0,
+                       "weight_columns", lane)
+
+    def weight_share(self, lane, c0, c1, logits):
+        self.chunk[lane] = (c0, c1)
+        if not self.packed:
+            return
+        h_pairs, chunk_pairs = bf16_product.pairs(self.h), bf16_product.pairs(c1 - c0)
+        self._fresh("weight_columns", lane)
+        self._fresh("weight_pairs", lane)
+        for p0, p1 in _aligned_halves(c1 - c0, COLS)[lane::self.lanes]:
+            rows = self.weight[c0 + p0:c0 + p1]
+            if logits:
+                self._pack(rows, COLS, self.s["weight_columns"][0][p0 * h_pairs:], h_pairs, 0, "weight_columns", lane)
+            self._pack(rows.T, COLS, self.s["weight_pairs"], chunk_pairs, p0 // 2, "weight_pairs", lane)
+
+    def tile(self, lane, r0, r1, width):
+        return self.s["tiles"][lane][:(r1 - r0) * width].reshape(r1 - r0, width)
+
+    def logits(self, lane, out, r0, r1):
+        c0, c1 = self.chunk[lane]
+        if not self.packed:
+            out[...] = bf16_product.reference(self.x[r0:r1], self.weight[c0:c1].T)
+            return
+        h_pairs = bf16_product.pairs(self.h)
+        columns = self.s["weight_columns"][0 if self.shared else lane]
+        bf16_product.product(r1 - r0, c1 - c0, h_pairs, self.s["input_rows"][r0 * h_pairs:], columns,
+                             self._dot("input_rows", "weight_columns", lane), out)
+
+    def start_gradients(self, lane):
+        """Before this lane's first G tile of a chunk (the lanes have met since the last chunk's weightGrad)."""
+        self._fresh("g_pairs", lane)
+
+    def _g_whole(self, width):
+        """The twin's G, all rows, in bf16 (which holds it exactly), in the bytes the kernel's G pairs take."""
+        return self.s["g_pairs"].view(rounding.BF16)[:self.bt * width].reshape(self.bt, width)
+
+    def add_input_grad(self, lane, dx, g, r0, r1):
+        """dx += G @ weight chunk for rows [r0, r1), whose G tile is g (fp32 holding bf16 values); G is kept for
+        weightGrad."""
+        c0, c1 = self.chunk[lane]
+        if not self.packed:
+            bf16_product.reference(g, self.weight[c0:c1], c=dx)
+            self._g_whole(c1 - c0)[r0:r1] = g
+            return
+        g_pairs, bt_pairs = bf16_product.pairs(c1 - c0), bf16_product.pairs(self.bt)
+        rows = self.s["g_rows"][lane]
+        self._fresh("g_rows", lane)
+        self._pack(g, ROWS, rows, g_pairs, 0, "g_rows", lane)
+        bf16_product.product(r1 - r0, self.h, g_pairs, rows, self.s["weight_pairs"],
+                             self._dot("g_rows", "weight_pairs", lane), dx, accumulate=True)
+        self._pack(g.T, ROWS, self.s["g_pairs"], bt_pairs, r0 // 2, "g_pairs", lane)
+
+    def weight_grad_shares(self, width):
+        return _aligned_halves(width, ROWS)
+
+    def weight_grad(self, lane, p0, p1):
+        c0, c1 = self.chunk[lane]
+        dw = self.s["weight_grad"][p0:p1]
+        if not self.packed:
+            dw[...] = bf16_product.reference(self._g_whole(c1 - c0)[:, p0:p1].T, self.x)
+            return dw
+        bt_pairs = bf16_product.pairs(self.bt)
+        bf16_product.product(p1 - p0, self.h, bt_pairs, self.s["g_pairs"][p0 * bt_pairs:], self.s["input_pairs"],
+                             self._dot("g_pairs", "input_pairs", lane), dw)
+        return dw
