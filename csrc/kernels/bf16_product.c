@@ -310,16 +310,18 @@ int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_
     if (m < 0 || n < 0 || pairs < 0 || ldc < n)
         return -1;
     tile_kernel tile = force_portable ? tile_portable : choose(dot);
-    for (int64_t k0 = 0; k0 < pairs || (k0 == 0 && !accumulate); k0 += BLOCK_PAIRS) {
-        int64_t block = pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS;
-        int fresh = k0 == 0 && !accumulate;
-        for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {
-            const uint32_t *bp = b + (j0 / PANEL_COLS) * pairs * PANEL_COLS + k0 * PANEL_COLS;
-            int cols = n - j0 < PANEL_COLS ? (int)(n - j0) : PANEL_COLS;
-            for (int64_t i0 = 0; i0 < m; i0 += PANEL_ROWS) {
-                const uint32_t *ap = a + (i0 / PANEL_ROWS) * pairs * PANEL_ROWS + k0 * PANEL_ROWS;
-                int rows = m - i0 < PANEL_ROWS ? (int)(m - i0) : PANEL_ROWS;
-                tile(block, ap, bp, c + i0 * ldc + j0, ldc, rows, cols, fresh);
+    /* tile by tile, each through all its blocks: the tile of c stays in L1 from one block to the next, and
+     * is read from memory (accumulating) and written back once */
+    for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {
+        const uint32_t *bp = b + (j0 / PANEL_COLS) * pairs * PANEL_COLS;
+        int cols = n - j0 < PANEL_COLS ? (int)(n - j0) : PANEL_COLS;
+        for (int64_t i0 = 0; i0 < m; i0 += PANEL_ROWS) {
+            const uint32_t *ap = a + (i0 / PANEL_ROWS) * pairs * PANEL_ROWS;
+            int rows = m - i0 < PANEL_ROWS ? (int)(m - i0) : PANEL_ROWS;
+            for (int64_t k0 = 0; k0 < pairs || (k0 == 0 && !accumulate); k0 += BLOCK_PAIRS) {
+                int64_t block = pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS;
+                tile(block, ap + k0 * PANEL_ROWS, bp + k0 * PANEL_COLS, c + i0 * ldc + j0, ldc, rows, cols,
+                     k0 == 0 && !accumulate);
             }
         }
     }
