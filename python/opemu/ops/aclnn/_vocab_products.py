@@ -99,11 +99,19 @@ class Paired:
 
     @staticmethod
     def row_blocks(rows, columns):
-        """Blocks of PAIRED_BLOCK_ROWS rows (fewer when that leaves a core without one), starting at multiples of
-        the panels' rows; the bits do not depend on them."""
-        half = -(-rows // 2)
-        size = max(ROWS, min(PAIRED_BLOCK_ROWS, -(-half // ROWS) * ROWS))
-        return [(r0, min(rows, r0 + size)) for r0 in range(0, rows, size)]
+        """The rows in two near-equal halves of whole panels (the lanes' shares when two cores walk them), each in
+        near-equal blocks of at most PAIRED_BLOCK_ROWS rows, listed alternately from the two halves so that lane
+        i of two takes half i; every block starts at a multiple of the panels' rows. The bits do not depend on
+        the blocks."""
+        panels = -(-rows // ROWS)
+        halves = []
+        for first, count in ((0, panels // 2), (panels // 2, panels - panels // 2)):
+            pieces = max(1, -(-count * ROWS // PAIRED_BLOCK_ROWS))
+            cuts = [first + count * i // pieces for i in range(pieces + 1)]
+            halves.append([(min(rows, a * ROWS), min(rows, b * ROWS)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a])
+        first, second = halves
+        blocks = [block for pair in zip(first, second) for block in pair]
+        return blocks + first[len(second):] + second[len(first):]
 
     @staticmethod
     def layout(layout, bt, h, chunk, lanes, block, grads, logits=True):
