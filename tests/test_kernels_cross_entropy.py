@@ -10,7 +10,7 @@ import pytest
 import conftest
 import opemu.api
 from opemu.core import kernels, parallel
-from opemu.ops.aclnn import _vocab_parallel as vp
+from opemu.ops.aclnn import _vocab_parallel as vp, _vocab_products as vpp
 from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = conftest.opemu_only
@@ -252,3 +252,37 @@ def test_operators_give_the_same_bits_on_one_lane_and_on_several(monkeypatch, so
     for other in results[1:]:
         for name, ours in results[0].items():
             assert np.asarray(ours).tobytes() == np.asarray(other[name]).tobytes(), name
+
+
+@pytest.mark.parametrize("softmax_given", [False, True], ids=["memory-saving", "high-performance"])
+def test_bf16_operators_do_not_depend_on_the_row_blocks(monkeypatch, softmax_given):
+    """Each element of a bf16 product is one chain whatever rows share its tile: blocks of 12 rows give the
+    bits of blocks of 252."""
+    x, w, target = shard(bt=100, h=40, v=1100, seed=4)
+    results = []
+    for rows in (252, 12):
+        monkeypatch.setattr(vpp, "PAIRED_BLOCK_ROWS", rows)
+        stats = online_max_sum(x, w, target)
+        softmax = None
+        if softmax_given:
+            logits = x.astype(np.float32) @ w.astype(np.float32).T
+            e = np.exp(logits - logits.max(axis=1, keepdims=True))
+            softmax = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        results.append({**stats, **loss_grad(x, w, stats, softmax)})
+    for name, ours in results[0].items():
+        assert np.asarray(ours).tobytes() == np.asarray(results[1][name]).tobytes(), name
+
+
+@pytest.mark.parametrize("scale", [2.0 ** -128, 2.0 ** 50], ids=["subnormal inputs and products", "sums near the top"])
+def test_bf16_operators_keep_their_bits_where_products_leave_the_dot_instruction(monkeypatch, scale):
+    """Operands whose exponent ranges send the products to the fused multiply-add tiles (in one lane, or in all)
+    give the references' bits, as the dot product tiles do elsewhere."""
+    x, w, target = shard(bt=80, h=40, v=700, seed=5)
+    x[:50] = (x[:50].astype(np.float32) * scale).astype(BF16)   # the first lane's rows, and part of the second's
+    results = []
+    for use_c in (True, False):
+        monkeypatch.setattr(kernels, "USE_C", use_c)
+        stats = online_max_sum(x, w, target)
+        results.append({**stats, **loss_grad(x, w, stats, None)})
+    for name, ours in results[0].items():
+        assert np.asarray(ours).tobytes() == np.asarray(results[1][name]).tobytes(), name
