@@ -14,18 +14,17 @@ input in place as scratch; opemu leaves it intact (the reference allows either).
 
 Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
 columns (HIGH_PERFORMANCE_WIDTH times that in high-performance mode), by every core at once, each
-core with its own row blocks (_vocab_parallel.by_lanes):
-    the cores convert the weight chunk to fp32, half each, laid out H × chunk (_vocab_parallel.to_f32_transposed
-    says why); meet;
-    each makes G for its row blocks (the logits GEMM in memory-saving mode, then the elementwise steps
-    as one C pass per row, _vocab_parallel.gradient_tile) and adds G @ weight into its rows of the fp32
-    input gradient through BLAS's own beta = 1 (no partial-product buffer); meet;
-    each makes half the chunk's columns of weightGrad = Gᵀ @ input, over all rows at once (fixed
-    halves: the bits do not depend on the thread count), and rounds them into weightGradOut.
-Every scratch buffer lives in the workspace phase 1 sizes from (BT, V, H) and the mode (memory-saving's figures):
-    input fp32 copy BT×H, inputGrad fp32 accumulator BT×H, weight chunk H×VOCAB_CHUNK and weightGrad chunk
-    VOCAB_CHUNK×H (fp32), G BT×VOCAB_CHUNK, and a SLAB_ROWS × VOCAB_CHUNK rounding scratch per core.
-Accumulation follows that fixed order, so results are deterministic.
+core with its own row blocks (_vocab_parallel.by_lanes); the products are _vocab_products' (fp32
+copies and OpenBLAS for fp16, the bf16 product kernel for bf16):
+    the cores prepare the weight chunk's operands, half each; meet;
+    each makes G for its row blocks (the logits product in memory-saving mode, then the elementwise
+    steps as one C pass per row, _vocab_parallel.gradient_tile) and adds G @ weight into its rows of
+    the fp32 input gradient; meet;
+    each makes its share of the chunk's columns of weightGrad = Gᵀ @ input, over all rows at once
+    (fixed shares: the bits do not depend on the thread count), and rounds them into weightGradOut.
+Every scratch buffer lives in the workspace phase 1 sizes from (BT, V, H), the dtype and the mode
+(_vocab_products' layouts), 23.8 MiB at BT = 2048, H = 1024 in bf16 memory-saving mode.
+Accumulation follows a fixed order, so results are deterministic.
 """
 import numpy as np
 

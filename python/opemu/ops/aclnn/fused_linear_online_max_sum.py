@@ -20,11 +20,12 @@ statistics come from logits rounded to fp16/bf16; only the Ascend 950 (arch35) k
 in fp32.
 
 Phase 1 follows op_api/aclnn_fused_linear_online_max_sum.cpp: nulls → dtypes → shapes →
-attributes; no format or platform check. The rows are cut into blocks (_vocab_parallel.row_blocks)
-that the cores take turns at, each core walking the vocabulary for its own blocks with its own GEMMs,
-so a tile's epilogue finds the tile in that core's cache. The workspace holds an fp32 copy of the
-input and, per core at work, one fp32 weight chunk and one logits tile (with its rounding scratch);
-nothing is BT×V unless vocabParallelLogitsOutOptional is requested.
+attributes; no format or platform check. The rows are cut into blocks (_vocab_products' row_blocks)
+that the cores take turns at, each core walking the vocabulary for its own blocks with its own
+products, so a tile's epilogue finds the tile in that core's cache. The workspace holds the input's
+operand (an fp32 copy for fp16, the bf16 product kernel's panels for bf16) and, per core at work, one
+weight chunk's operand and one logits tile (with its rounding scratch); nothing is BT×V unless
+vocabParallelLogitsOutOptional is requested.
 """
 import numpy as np
 
