@@ -71,16 +71,16 @@ def opemu_bf16_gemm(m, n, k):
     rows in two halves on two threads (the kernel call releases the GIL)."""
     rng = np.random.default_rng(1)
     pairs = bf16_product.pairs(k)
-    a = np.zeros(bf16_product.panel_words(m, k, bf16_product.rows_width()), np.uint32)
-    b = np.zeros(bf16_product.panel_words(n, k, bf16_product.cols_width()), np.uint32)
-    for rows, panels, width in ((m, a, bf16_product.rows_width()), (n, b, bf16_product.cols_width())):
+    a = np.zeros(bf16_product.panel_words(m, k, bf16_product.PANEL_ROWS), np.uint32)
+    b = np.zeros(bf16_product.panel_words(n, k, bf16_product.PANEL_COLS), np.uint32)
+    for rows, panels, width in ((m, a, bf16_product.PANEL_ROWS), (n, b, bf16_product.PANEL_COLS)):
         step = 384   # slices of whole panels either way (12 rows, 32 columns)
         values = (rng.standard_normal((step, 256)) * 0.5).astype(ml_dtypes.bfloat16)
         for r0 in range(0, rows, step):   # in slices: a whole operand's array would be as large again
             part = np.resize(values, (min(step, rows - r0), k))
             bf16_product.pack(part, width, panels[r0 * pairs:], pairs, 0, bf16_product.new_range())
     c = np.empty((m, n), np.float32)
-    cut = m // 2 // bf16_product.rows_width() * bf16_product.rows_width()
+    cut = m // 2 // bf16_product.PANEL_ROWS * bf16_product.PANEL_ROWS
 
     def half(r0, r1):
         bf16_product.product(r1 - r0, n, pairs, a[r0 * pairs:], b, True, c[r0:r1])

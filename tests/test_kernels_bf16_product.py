@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import conftest
-from opemu.core import bf16_product as bp
+from opemu.core import bf16_product as bp, kernels
 from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = conftest.opemu_only
@@ -21,11 +21,11 @@ def packed(a, b):
     m, k = a.shape
     n = b.shape[1]
     pairs = bp.pairs(k)
-    a_panels = np.full(bp.panel_words(m, k, bp.rows_width()), 0xDEADBEEF, np.uint32)
-    b_panels = np.full(bp.panel_words(n, k, bp.cols_width()), 0xDEADBEEF, np.uint32)
+    a_panels = np.full(bp.panel_words(m, k, bp.PANEL_ROWS), 0xDEADBEEF, np.uint32)
+    b_panels = np.full(bp.panel_words(n, k, bp.PANEL_COLS), 0xDEADBEEF, np.uint32)
     a_range, b_range = bp.new_range(), bp.new_range()
-    bp.pack(a, bp.rows_width(), a_panels, pairs, 0, a_range)
-    bp.pack(b.T, bp.cols_width(), b_panels, pairs, 0, b_range)
+    bp.pack(a, bp.PANEL_ROWS, a_panels, pairs, 0, a_range)
+    bp.pack(b.T, bp.PANEL_COLS, b_panels, pairs, 0, b_range)
     return a_panels, b_panels, pairs, tuple(a_range), tuple(b_range)
 
 
@@ -100,8 +100,8 @@ def test_packing_pairs_in_pieces_equals_packing_them_at_once():
     whole, _, pairs, whole_range, _ = packed(a, np.zeros((100, 1), BF16))
     pieces = np.full_like(whole, 0xDEADBEEF)
     ranges = [bp.new_range(), bp.new_range()]
-    bp.pack(a[:, :36], bp.rows_width(), pieces, pairs, 0, ranges[0])
-    bp.pack(a[:, 36:], bp.rows_width(), pieces, pairs, 18, ranges[1])
+    bp.pack(a[:, :36], bp.PANEL_ROWS, pieces, pairs, 0, ranges[0])
+    bp.pack(a[:, 36:], bp.PANEL_ROWS, pieces, pairs, 18, ranges[1])
     assert np.array_equal(pieces, whole)
     assert bp.combined(*ranges) == whole_range
 
@@ -122,8 +122,8 @@ def test_packing_records_the_exponent_range(shape, layout):
     values = special(shape[0] * shape[1], np.float32, rng).reshape(shape).astype(BF16)
     for chosen in (values, np.abs(values.astype(np.float32)).clip(0, 1e30).astype(BF16), np.zeros(shape, BF16)):
         span = bp.new_range()
-        bp.pack(lay(chosen.astype(np.float32), layout), bp.rows_width(),
-                np.zeros(bp.panel_words(shape[0], shape[1], bp.rows_width()), np.uint32), bp.pairs(shape[1]), 0, span)
+        bp.pack(lay(chosen.astype(np.float32), layout), bp.PANEL_ROWS,
+                np.zeros(bp.panel_words(shape[0], shape[1], bp.PANEL_ROWS), np.uint32), bp.pairs(shape[1]), 0, span)
         assert tuple(span) == exponent_range(chosen)
 
 
@@ -191,17 +191,22 @@ def test_reference_stays_within_the_fp32_error_bound():
     assert (np.abs(bp.reference(a, b) - exact) <= bound).all()
 
 
+def test_panel_sizes_and_blocks_are_the_headers():
+    lib = kernels.lib()
+    assert (bp.PANEL_ROWS, bp.PANEL_COLS, bp.BLOCK_PAIRS) == (
+        lib.OPEMU_BF16_PANEL_ROWS, lib.OPEMU_BF16_PANEL_COLS, lib.OPEMU_BF16_BLOCK_PAIRS)
+
+
 def test_pack_and_product_refuse_what_they_cannot_take():
-    from opemu.core import kernels
     lib = kernels.lib()
     a = np.zeros((4, 6), BF16)
-    panels = np.zeros(bp.panel_words(4, 6, bp.rows_width()), np.uint32)
+    panels = np.zeros(bp.panel_words(4, 6, bp.PANEL_ROWS), np.uint32)
     span = bp.new_range()
     address = kernels.strided_address(a)
-    assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, 7, 3, 0, bp._words(panels),
-                                      bp.device_int32(span)) == -1
-    assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, bp.rows_width(), 3, 1,
-                                      bp._words(panels), bp.device_int32(span)) == -1
+    assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, 7, 3, 0,
+                                      kernels.uint32_pointer(panels), kernels.int32_pointer(span)) == -1
+    assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, bp.PANEL_ROWS, 3, 1,
+                                      kernels.uint32_pointer(panels), kernels.int32_pointer(span)) == -1
     c = np.zeros((4, 4), np.float32)
-    assert lib.opemu_kernel_bf16_product(4, 4, 3, bp._words(panels), bp._words(panels), 0, 0,
+    assert lib.opemu_kernel_bf16_product(4, 4, 3, kernels.uint32_pointer(panels), kernels.uint32_pointer(panels), 0, 0,
                                          kernels.float_pointer(c), 3, 0) == -1

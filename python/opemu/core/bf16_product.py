@@ -19,9 +19,11 @@ import functools
 
 import numpy as np
 
-from opemu.core import device, kernels, rounding
+from opemu.core import kernels, rounding
 
-BLOCK_PAIRS = 256
+# csrc/kernels/kernels.h's OPEMU_BF16_* (tests/test_kernels_bf16_product.py holds them equal): known here too, for
+# phase 1's layouts and the twin, which run without the library under OPEMU_KERNELS=numpy
+PANEL_ROWS, PANEL_COLS, BLOCK_PAIRS = 12, 32, 256
 FRESH_RANGE = (256, 0, 0)   # (least exponent field of a nonzero element, greatest field, any subnormal)
 
 
@@ -74,14 +76,6 @@ def pairs(inner):
     return (inner + 1) // 2
 
 
-def rows_width():
-    return kernels.lib().OPEMU_BF16_PANEL_ROWS
-
-
-def cols_width():
-    return kernels.lib().OPEMU_BF16_PANEL_COLS
-
-
 def new_range():
     return np.array(FRESH_RANGE, np.int32)
 
@@ -105,25 +99,18 @@ def pack(matrix, width, panels, total_pairs, first_pair, span):
         assert panels.dtype == np.uint32 and panels.flags.c_contiguous and panels.size >= last
     code = lib.opemu_kernel_bf16_pack(kernels.strided_address(matrix), source, matrix.shape[0], matrix.shape[1],
                                       matrix.strides[0] // item, matrix.strides[1] // item, width, total_pairs,
-                                      first_pair, _words(panels), device_int32(span))
+                                      first_pair, kernels.uint32_pointer(panels), kernels.int32_pointer(span))
     assert code == 0
 
 
 def product(m, n, total_pairs, a_panels, b_panels, dot, c, accumulate=False, force_portable=False):
     """c (m × n fp32 with unit column stride) = the product of packed operands, or c plus it."""
     lib = kernels.lib()
-    assert a_panels.size >= panel_words(m, 2 * total_pairs, lib.OPEMU_BF16_PANEL_ROWS)
-    assert b_panels.size >= panel_words(n, 2 * total_pairs, lib.OPEMU_BF16_PANEL_COLS)
+    assert a_panels.size >= panel_words(m, 2 * total_pairs, PANEL_ROWS)
+    assert b_panels.size >= panel_words(n, 2 * total_pairs, PANEL_COLS)
     assert c.dtype == np.float32 and c.shape == (m, n) and c.strides[1] == 4
-    code = lib.opemu_kernel_bf16_product(m, n, total_pairs, _words(a_panels), _words(b_panels), int(dot),
-                                                   int(force_portable), kernels.float_pointer(c), c.strides[0] // 4,
-                                                   int(accumulate))
+    code = lib.opemu_kernel_bf16_product(m, n, total_pairs, kernels.uint32_pointer(a_panels),
+                                         kernels.uint32_pointer(b_panels), int(dot), int(force_portable),
+                                         kernels.float_pointer(c), c.strides[0] // 4, int(accumulate))
     assert code == 0
 
-
-def _words(panels):
-    return device.ffi.cast("uint32_t *", device.ffi.from_buffer(panels))
-
-
-def device_int32(array):
-    return device.ffi.cast("int32_t *", device.ffi.from_buffer(array))

@@ -91,7 +91,7 @@ class Widened:
         return dw
 
 
-ROWS, COLS = 12, 32   # csrc/kernels/kernels.h's panel widths (phase 1 does not load the library to learn them)
+ROWS, COLS = bf16_product.PANEL_ROWS, bf16_product.PANEL_COLS
 
 
 class Paired:
