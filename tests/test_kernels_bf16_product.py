@@ -210,3 +210,45 @@ def test_pack_and_product_refuse_what_they_cannot_take():
     c = np.zeros((4, 4), np.float32)
     assert lib.opemu_kernel_bf16_product(4, 4, 3, kernels.uint32_pointer(panels), kernels.uint32_pointer(panels), 0, 0,
                                          kernels.float_pointer(c), 3, 0) == -1
+
+
+def at_page_end(shape, dtype):
+    """A C-contiguous array whose last byte is the last before an inaccessible page: a kernel that reads or writes
+    past it ends the process."""
+    import ctypes
+    import mmap
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    page = mmap.PAGESIZE
+    total = -(-nbytes // page) * page + page
+    region = mmap.mmap(-1, total)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    mprotect = ctypes.CDLL(None).mprotect
+    mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    assert mprotect(base + total - page, page, 0) == 0   # PROT_NONE
+    array = np.frombuffer(region, np.uint8, count=nbytes, offset=total - page - nbytes).view(dtype).reshape(shape)
+    at_page_end.kept.append(region)   # the mapping lives as long as the test process
+    return array
+
+
+at_page_end.kept = []
+
+
+@pytest.mark.parametrize("layout", ["rows", "columns"])
+@pytest.mark.parametrize("source", [BF16, np.dtype(np.float32)], ids=["bf16", "fp32 holding bf16"])
+@pytest.mark.parametrize("shape", [(24, 64, 96), (13, 35, 37)], ids=["whole panels", "edges"])
+def test_packing_and_products_stay_inside_their_arrays(layout, source, shape):
+    """Operands, panels and c each end where an inaccessible page begins."""
+    m, n, k = shape
+    values = random((m, k), 13).astype(BF16).astype(np.float32)
+    a = at_page_end((m, k) if layout == "rows" else (k, m), source)
+    a[...] = values if layout == "rows" else values.T
+    a = a if layout == "rows" else a.T
+    b = lay(random((k, n), 14), "rows")
+    pairs = bp.pairs(k)
+    a_panels = at_page_end((bp.panel_words(m, k, bp.PANEL_ROWS),), np.uint32)
+    b_panels = at_page_end((bp.panel_words(n, k, bp.PANEL_COLS),), np.uint32)
+    bp.pack(a, bp.PANEL_ROWS, a_panels, pairs, 0, bp.new_range())
+    bp.pack(b.T, bp.PANEL_COLS, b_panels, pairs, 0, bp.new_range())
+    c = at_page_end((m, n), np.float32)
+    bp.product(m, n, pairs, a_panels, b_panels, True, c)
+    assert_same_bits(c, bp.reference(values.astype(BF16), b))
