@@ -216,6 +216,22 @@ def loss_grad(x, w, stats, softmax):
     return outs
 
 
+def pipeline(x, w, target, softmax_given):
+    """Every output of FusedLinearOnlineMaxSum and then FusedLinearCrossEntropyLossGrad on one shard."""
+    stats = online_max_sum(x, w, target)
+    softmax = None
+    if softmax_given:
+        logits = x.astype(np.float32) @ w.astype(np.float32).T
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        softmax = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    return {**stats, **loss_grad(x, w, stats, softmax)}
+
+
+def assert_same_outputs(ours, theirs):
+    for name, value in ours.items():
+        assert np.asarray(value).tobytes() == np.asarray(theirs[name]).tobytes(), name
+
+
 @pytest.mark.parametrize("softmax_given", [False, True], ids=["memory-saving", "high-performance"])
 def test_operators_give_the_same_bits_with_the_kernels_and_the_references(monkeypatch, softmax_given):
     monkeypatch.setattr(vp, "TILE_ELEMENTS", 512 * 16)   # several row blocks, so several tiles per chunk
@@ -223,15 +239,8 @@ def test_operators_give_the_same_bits_with_the_kernels_and_the_references(monkey
     results = []
     for use_c in (True, False):
         monkeypatch.setattr(kernels, "USE_C", use_c)
-        stats = online_max_sum(x, w, target)
-        logits = x.astype(np.float32) @ w.astype(np.float32).T
-        softmax = None
-        if softmax_given:
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            softmax = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
-        results.append({**stats, **loss_grad(x, w, stats, softmax)})
-    for name, ours in results[0].items():
-        assert np.asarray(ours).tobytes() == np.asarray(results[1][name]).tobytes(), name
+        results.append(pipeline(x, w, target, softmax_given))
+    assert_same_outputs(*results)
 
 
 @pytest.mark.parametrize("softmax_given", [False, True], ids=["memory-saving", "high-performance"])
@@ -242,16 +251,9 @@ def test_operators_give_the_same_bits_on_one_lane_and_on_several(monkeypatch, so
     results = []
     for workers in (1, 2, 3):
         monkeypatch.setattr(parallel, "WORKERS", workers)
-        stats = online_max_sum(x, w, target)
-        softmax = None
-        if softmax_given:
-            logits = x.astype(np.float32) @ w.astype(np.float32).T
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            softmax = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
-        results.append({**stats, **loss_grad(x, w, stats, softmax)})
+        results.append(pipeline(x, w, target, softmax_given))
     for other in results[1:]:
-        for name, ours in results[0].items():
-            assert np.asarray(ours).tobytes() == np.asarray(other[name]).tobytes(), name
+        assert_same_outputs(results[0], other)
 
 
 @pytest.mark.parametrize("softmax_given", [False, True], ids=["memory-saving", "high-performance"])
@@ -262,15 +264,8 @@ def test_bf16_operators_do_not_depend_on_the_row_blocks(monkeypatch, softmax_giv
     results = []
     for rows in (252, 12):
         monkeypatch.setattr(vpp, "PAIRED_BLOCK_ROWS", rows)
-        stats = online_max_sum(x, w, target)
-        softmax = None
-        if softmax_given:
-            logits = x.astype(np.float32) @ w.astype(np.float32).T
-            e = np.exp(logits - logits.max(axis=1, keepdims=True))
-            softmax = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
-        results.append({**stats, **loss_grad(x, w, stats, softmax)})
-    for name, ours in results[0].items():
-        assert np.asarray(ours).tobytes() == np.asarray(results[1][name]).tobytes(), name
+        results.append(pipeline(x, w, target, softmax_given))
+    assert_same_outputs(*results)
 
 
 @pytest.mark.parametrize("scale", [2.0 ** -128, 2.0 ** 50], ids=["subnormal inputs and products", "sums near the top"])
@@ -282,7 +277,5 @@ def test_bf16_operators_keep_their_bits_where_products_leave_the_dot_instruction
     results = []
     for use_c in (True, False):
         monkeypatch.setattr(kernels, "USE_C", use_c)
-        stats = online_max_sum(x, w, target)
-        results.append({**stats, **loss_grad(x, w, stats, None)})
-    for name, ours in results[0].items():
-        assert np.asarray(ours).tobytes() == np.asarray(results[1][name]).tobytes(), name
+        results.append(pipeline(x, w, target, False))
+    assert_same_outputs(*results)
