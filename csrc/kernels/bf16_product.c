@@ -198,27 +198,45 @@ static inline void add_tile(const float *tile, float *c, int64_t ldc, int rows, 
 typedef void (*tile_kernel)(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
                             int cols, int fresh);
 
-/* One PANEL_ROWS × PANEL_COLS tile over one block of pairs, in portable C: the reference of the vector tiles
- * and what runs on a CPU without AVX-512. */
-static void tile_portable(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
-                          int cols, int fresh)
+static inline float high_half(uint32_t word)
 {
-    float s[PANEL_ROWS * PANEL_COLS] = {0};
-    for (int64_t p = 0; p < pairs; p++)
-        for (int r = 0; r < PANEL_ROWS; r++) {
-            uint32_t aw = a[p * PANEL_ROWS + r], a_odd = aw & 0xFFFF0000u, a_even = aw << 16;
-            float ao, ae;
-            memcpy(&ao, &a_odd, 4);
-            memcpy(&ae, &a_even, 4);
-            for (int j = 0; j < PANEL_COLS; j++) {
-                uint32_t bw = b[p * PANEL_COLS + j], b_odd = bw & 0xFFFF0000u, b_even = bw << 16;
-                float bo, be;
-                memcpy(&bo, &b_odd, 4);
-                memcpy(&be, &b_even, 4);
-                s[r * PANEL_COLS + j] = __builtin_fmaf(ae, be, __builtin_fmaf(ao, bo, s[r * PANEL_COLS + j]));
-            }
+    uint32_t bits = word & 0xFFFF0000u;
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+static inline float low_half(uint32_t word)
+{
+    return high_half(word << 16);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PORTABLE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define PORTABLE_CLONES
+#endif
+
+/* One PANEL_ROWS × PANEL_COLS tile over one block of pairs in plain C: what runs on a CPU without AVX-512 (its
+ * column loops vectorise wherever the CPU has fused multiply-adds: AVX2 hosts, through the clone, and arm64), and
+ * the tests' third witness. */
+PORTABLE_CLONES static void tile_portable(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc,
+                                          int rows, int cols, int fresh)
+{
+    float s[PANEL_ROWS][PANEL_COLS] = {{0}};
+    for (int64_t p = 0; p < pairs; p++) {
+        float odd[PANEL_COLS], even[PANEL_COLS];
+        for (int j = 0; j < PANEL_COLS; j++) {
+            odd[j] = high_half(b[p * PANEL_COLS + j]);
+            even[j] = low_half(b[p * PANEL_COLS + j]);
         }
-    add_tile(s, c, ldc, rows, cols, fresh);
+        for (int r = 0; r < PANEL_ROWS; r++) {
+            float a_odd = high_half(a[p * PANEL_ROWS + r]), a_even = low_half(a[p * PANEL_ROWS + r]);
+            for (int j = 0; j < PANEL_COLS; j++)
+                s[r][j] = __builtin_fmaf(a_even, even[j], __builtin_fmaf(a_odd, odd[j], s[r][j]));
+        }
+    }
+    add_tile(&s[0][0], c, ldc, rows, cols, fresh);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
