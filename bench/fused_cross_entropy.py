@@ -78,12 +78,12 @@ def opemu_bf16_gemm(m, n, k):
         values = (rng.standard_normal((step, 256)) * 0.5).astype(ml_dtypes.bfloat16)
         for r0 in range(0, rows, step):   # in slices: a whole operand's array would be as large again
             part = np.resize(values, (min(step, rows - r0), k))
-            bf16_product.pack(part, width, panels[r0 * pairs:], pairs, 0, bf16_product.new_range())
+            bf16_product.pack(part, width, panels[r0 * pairs:], pairs, 0)
     c = np.empty((m, n), np.float32)
     cut = m // 2 // bf16_product.PANEL_ROWS * bf16_product.PANEL_ROWS
 
     def half(r0, r1):
-        bf16_product.product(r1 - r0, n, pairs, a[r0 * pairs:], b, True, c[r0:r1])
+        bf16_product.product(r1 - r0, n, pairs, a[r0 * pairs:], b, c[r0:r1])
 
     def both():
         other = threading.Thread(target=half, args=(cut, m))

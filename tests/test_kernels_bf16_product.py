@@ -1,7 +1,7 @@
 """Products of bf16 matrices (csrc/kernels/bf16_product.c) against their NumPy reference (opemu/core/bf16_product.py
 reference): the same bits from the bf16 dot product tiles, the fp32 fused multiply-add tiles and the portable C
-tiles, for every way an operand can lie; packing's exponent ranges; and the rule that sends a product to the dot
-product instruction only where that instruction's flushing of subnormals cannot show."""
+tiles, for every way an operand can lie, with subnormal elements read as zeros and results below 2^-126 flushed
+as the dot product instruction does."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -12,30 +12,31 @@ from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_k
 
 pytestmark = conftest.opemu_only
 BF16 = np.dtype(ml_dtypes.bfloat16)
-TILES = {"dot": dict(dot=True), "fma": dict(dot=False), "portable": dict(dot=False, force_portable=True)}
-needs_dot = pytest.mark.skipif(not bp.dot_available(), reason="this CPU has no bf16 dot product instruction")
+TILES = {"dot": bp.TILES_BEST, "fma": bp.TILES_FMA, "portable": bp.TILES_PORTABLE}
 
 
 def packed(a, b):
-    """(A panels, B panels, pairs, A range, B range) of a (m × k) and b (k × n)."""
+    """(A panels, B panels, pairs) of a (m × k) and b (k × n)."""
     m, k = a.shape
     n = b.shape[1]
     pairs = bp.pairs(k)
     a_panels = np.full(bp.panel_words(m, k, bp.PANEL_ROWS), 0xDEADBEEF, np.uint32)
     b_panels = np.full(bp.panel_words(n, k, bp.PANEL_COLS), 0xDEADBEEF, np.uint32)
-    a_range, b_range = bp.new_range(), bp.new_range()
-    bp.pack(a, bp.PANEL_ROWS, a_panels, pairs, 0, a_range)
-    bp.pack(b.T, bp.PANEL_COLS, b_panels, pairs, 0, b_range)
-    return a_panels, b_panels, pairs, tuple(a_range), tuple(b_range)
+    bp.pack(a, bp.PANEL_ROWS, a_panels, pairs, 0)
+    bp.pack(b.T, bp.PANEL_COLS, b_panels, pairs, 0)
+    return a_panels, b_panels, pairs
 
 
-def kernel_product(a, b, c=None, **tile):
-    """The kernel's product; by default on the tiles the operands' ranges allow, as the operators choose."""
-    a_panels, b_panels, pairs, a_range, b_range = packed(a, b)
-    tile.setdefault("dot", bp.dot_allowed(a_range, b_range))
+def kernel_product(a, b, c=None, tiles="dot"):
+    """The kernel's product on the chosen tiles (the dot product tiles: the best the CPU has)."""
+    a_panels, b_panels, pairs = packed(a, b)
     m, n = a.shape[0], b.shape[1]
     out = np.full((m, n), np.nan, np.float32) if c is None else c.copy()
-    bp.product(m, n, pairs, a_panels, b_panels, c=out, accumulate=c is not None, **tile)
+    saved, bp.TILES = bp.TILES, TILES[tiles]
+    try:
+        bp.product(m, n, pairs, a_panels, b_panels, out, accumulate=c is not None)
+    finally:
+        bp.TILES = saved
     return out
 
 
@@ -66,7 +67,7 @@ def test_product_is_the_reference_to_the_bit(tile, shape):
         pytest.skip("this CPU has no bf16 dot product instruction")
     m, n, k = shape
     a, b = lay(random((m, k), 1), "rows"), lay(random((k, n), 2), "rows")
-    assert_same_bits(kernel_product(a, b, **TILES[tile]), bp.reference(a, b))
+    assert_same_bits(kernel_product(a, b, tiles=tile), bp.reference(a, b))
 
 
 @pytest.mark.parametrize("a_layout", ["rows", "columns", "strided"])
@@ -97,81 +98,64 @@ def test_an_empty_inner_dimension_writes_zeros_or_leaves_c():
 def test_packing_pairs_in_pieces_equals_packing_them_at_once():
     """Two lanes each pack a share of an operand's pairs into one set of panels (the vocab-parallel operators)."""
     a = lay(random((30, 100), 8), "rows")
-    whole, _, pairs, whole_range, _ = packed(a, np.zeros((100, 1), BF16))
+    whole, _, pairs = packed(a, np.zeros((100, 1), BF16))
     pieces = np.full_like(whole, 0xDEADBEEF)
-    ranges = [bp.new_range(), bp.new_range()]
-    bp.pack(a[:, :36], bp.PANEL_ROWS, pieces, pairs, 0, ranges[0])
-    bp.pack(a[:, 36:], bp.PANEL_ROWS, pieces, pairs, 18, ranges[1])
+    bp.pack(a[:, :36], bp.PANEL_ROWS, pieces, pairs, 0)
+    bp.pack(a[:, 36:], bp.PANEL_ROWS, pieces, pairs, 18)
     assert np.array_equal(pieces, whole)
-    assert bp.combined(*ranges) == whole_range
 
 
-def exponent_range(values):
-    """FRESH_RANGE's triple for bf16 values, from their bits."""
-    bits = values.astype(BF16).view(np.uint16).astype(np.int64)
-    fields, nonzero = (bits >> 7) & 0xFF, (bits & 0x7FFF) != 0
-    return (int(fields[nonzero].min()) if nonzero.any() else 256, int(fields.max(initial=0)),
-            int((nonzero & (fields == 0)).any()))
-
-
-@pytest.mark.parametrize("shape", [(12, 32), (13, 33), (40, 3), (1, 1)])
 @pytest.mark.parametrize("layout", ["rows", "columns", "strided"])
-def test_packing_records_the_exponent_range(shape, layout):
-    """Subnormals, infinities, NaN and signed zeros among normals, in the vector and the element paths."""
-    rng = np.random.default_rng(sum(shape))
-    values = special(shape[0] * shape[1], np.float32, rng).reshape(shape).astype(BF16)
-    for chosen in (values, np.abs(values.astype(np.float32)).clip(0, 1e30).astype(BF16), np.zeros(shape, BF16)):
-        span = bp.new_range()
-        bp.pack(lay(chosen.astype(np.float32), layout), bp.PANEL_ROWS,
-                np.zeros(bp.panel_words(shape[0], shape[1], bp.PANEL_ROWS), np.uint32), bp.pairs(shape[1]), 0, span)
-        assert tuple(span) == exponent_range(chosen)
+@pytest.mark.parametrize("source", [BF16, np.dtype(np.float32)], ids=["bf16", "fp32 holding bf16"])
+def test_packing_reads_subnormal_elements_as_zeros_of_their_sign(layout, source):
+    """Every bf16 bit pattern once: subnormals become ±0, everything else (NaN payloads, ±inf) is kept."""
+    bits = np.arange(65536, dtype=np.uint32)
+    values = (bits.astype(np.uint16).view(BF16) if source == BF16 else (bits << 16).view(np.float32)).reshape(256, 256)
+    panels = np.zeros(bp.panel_words(256, 256, bp.PANEL_ROWS), np.uint32)
+    bp.pack(lay(values, layout, source), bp.PANEL_ROWS, panels, 128, 0)
+    words = panels.reshape(256 // bp.PANEL_ROWS + 1, 128, bp.PANEL_ROWS)[:, :, :].transpose(0, 2, 1).reshape(-1, 128)
+    halves = np.stack([words & 0xFFFF, words >> 16], axis=-1).reshape(-1, 256)[:256].astype(np.uint16)
+    expected = np.where((bits & 0x7F80) == 0, bits & 0x8000, bits).reshape(256, 256)
+    assert np.array_equal(halves, expected)
 
 
-def test_dot_rule_refuses_subnormals_non_finite_values_and_tiny_products():
-    normal = exponent_range(np.array([1.0, -3.0]))
-    assert bp.dot_allowed(normal, normal)
-    assert not bp.dot_allowed(exponent_range(np.array([1.0, 1e-40])), normal)   # a subnormal operand
-    assert not bp.dot_allowed(exponent_range(np.array([1.0, np.inf])), normal)
-    # a bf16 value is a multiple of 2^(exponent - 7): products of these two are multiples of 2^-126 at least
-    assert bp.dot_allowed(exponent_range(np.array([2.0 ** -60])), exponent_range(np.array([2.0 ** -52])))
-    assert not bp.dot_allowed(exponent_range(np.array([2.0 ** -60])), exponent_range(np.array([2.0 ** -53])))
-    assert bp.dot_allowed(exponent_range(np.array([2.0 ** 60])), exponent_range(np.array([2.0 ** 54])))
-    assert not bp.dot_allowed(exponent_range(np.array([2.0 ** 60])), exponent_range(np.array([2.0 ** 55])))
-    assert bp.dot_allowed(exponent_range(np.zeros(3)), exponent_range(np.array([2.0 ** -120])))
+@pytest.mark.parametrize("tile", TILES, ids=list(TILES))
+def test_results_below_2_to_the_126_become_zeros_of_their_sign(tile):
+    """2^-70 · 2^-70 = 2^-140 is below fp32's smallest normal: the instruction gives a zero of the product's sign, and
+    so does every tile; added to a c of -0, column 1's chain of -0s leaves -0 and column 0's +0s give +0."""
+    if tile == "dot" and not bp.dot_available():
+        pytest.skip("this CPU has no bf16 dot product instruction")
+    a = np.full((12, 2), 2.0 ** -70, BF16)
+    b = np.full((2, 32), 2.0 ** -70, BF16)
+    b[:, 1] = -b[:, 1]
+    c = np.full((12, 32), -0.0, np.float32)
+    out = kernel_product(a, b, c, tiles=tile)
+    assert (out == 0).all() and np.signbit(out[:, 1]).all() and not np.signbit(out[:, 0]).any()
+    assert_same_bits(out, bp.reference(a, b, c.copy()))
 
 
-@needs_dot
-@pytest.mark.parametrize("least", [(-60, -52), (-56, -56), (54, 54)], ids=["smallest products, uneven",
-                                                                          "smallest products, even", "largest sums"])
-def test_dot_forms_the_chain_at_the_edge_of_the_rule(least):
-    """Operands of magnitudes 2^e to 2^(e + 3), at the rule's limits: the instruction's sums then are the chain's
-    (cancelling signs bring partial sums down to the products' own size)."""
-    rng = np.random.default_rng(9)
-    a = (rng.choice([-1, 1], (13, 600)) * rng.uniform(1, 8, (13, 600)) * 2.0 ** least[0]).astype(BF16)
-    b = (rng.choice([-1, 1], (600, 40)) * rng.uniform(1, 8, (600, 40)) * 2.0 ** least[1]).astype(BF16)
-    a_panels, b_panels, pairs, a_range, b_range = packed(a, b)
-    assert bp.dot_allowed(a_range, b_range)
-    assert_same_bits(kernel_product(a, b, dot=True), bp.reference(a, b))
+@pytest.mark.parametrize("tile", TILES, ids=list(TILES))
+@pytest.mark.parametrize("exponents", [(-63, -63), (-60, -70), (-130, 3)], ids=["products near 2^-126",
+                                                                              "uneven", "subnormal a"])
+def test_tiles_flush_as_the_reference_near_the_smallest_normal(tile, exponents):
+    """Products and partial sums around 2^-126, with cancelling signs: where each tile flushes, to the bit."""
+    if tile == "dot" and not bp.dot_available():
+        pytest.skip("this CPU has no bf16 dot product instruction")
+    rng = np.random.default_rng(15)
+    a = (rng.choice([-1, 1], (13, 600)) * rng.uniform(1, 4, (13, 600)) * 2.0 ** exponents[0]).astype(BF16)
+    b = (rng.choice([-1, 1], (600, 40)) * rng.uniform(1, 4, (600, 40)) * 2.0 ** exponents[1]).astype(BF16)
+    assert_same_bits(kernel_product(a, b, tiles=tile), bp.reference(a, b))
 
 
-@needs_dot
-def test_dot_instruction_would_flush_what_the_rule_keeps_from_it():
-    """Why the rule exists: products below 2^-126 come out of the instruction as zero."""
-    a, b = np.full((12, 2), 2.0 ** -70, BF16), np.full((2, 32), 2.0 ** -70, BF16)
-    a_range, b_range = exponent_range(a), exponent_range(b)
-    assert not bp.dot_allowed(a_range, b_range)
-    assert (kernel_product(a, b, dot=True) == 0).all()
-    assert_same_bits(kernel_product(a, b, dot=False), bp.reference(a, b))
-    assert (bp.reference(a, b) == np.float32(2.0 ** -139)).all()
-
-
-@pytest.mark.parametrize("tile", ["fma", "portable"])
-def test_subnormals_infinities_nan_and_signed_zeros_follow_ieee(tile):
+@pytest.mark.parametrize("tile", TILES, ids=list(TILES))
+def test_subnormals_infinities_nan_and_signed_zeros(tile):
+    if tile == "dot" and not bp.dot_available():
+        pytest.skip("this CPU has no bf16 dot product instruction")
     rng = np.random.default_rng(10)
     a = special(17 * 41, np.float32, rng, 2.0 ** -63).reshape(17, 41).astype(BF16)
     b = special(41 * 35, np.float32, rng, 2.0 ** -63).reshape(41, 35).astype(BF16)
     a[3], b[:, 5] = -0.0, 0.0
-    assert_same_bits(kernel_product(a, b, **TILES[tile]), bp.reference(a, b))
+    assert_same_bits(kernel_product(a, b, tiles=tile), bp.reference(a, b))
 
 
 def test_reference_sums_are_exact_where_fp32_holds_every_partial_sum():
@@ -191,25 +175,27 @@ def test_reference_stays_within_the_fp32_error_bound():
     assert (np.abs(bp.reference(a, b) - exact) <= bound).all()
 
 
-def test_panel_sizes_and_blocks_are_the_headers():
+def test_panel_sizes_blocks_and_tiles_are_the_headers():
     lib = kernels.lib()
     assert (bp.PANEL_ROWS, bp.PANEL_COLS, bp.BLOCK_PAIRS) == (
         lib.OPEMU_BF16_PANEL_ROWS, lib.OPEMU_BF16_PANEL_COLS, lib.OPEMU_BF16_BLOCK_PAIRS)
+    assert (bp.TILES_BEST, bp.TILES_FMA, bp.TILES_PORTABLE) == (
+        lib.OPEMU_BF16_TILES_BEST, lib.OPEMU_BF16_TILES_FMA, lib.OPEMU_BF16_TILES_PORTABLE)
 
 
 def test_pack_and_product_refuse_what_they_cannot_take():
     lib = kernels.lib()
     a = np.zeros((4, 6), BF16)
     panels = np.zeros(bp.panel_words(4, 6, bp.PANEL_ROWS), np.uint32)
-    span = bp.new_range()
     address = kernels.strided_address(a)
     assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, 7, 3, 0,
-                                      kernels.uint32_pointer(panels), kernels.int32_pointer(span)) == -1
+                                      kernels.uint32_pointer(panels)) == -1   # a width of no panel
     assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, bp.PANEL_ROWS, 3, 1,
-                                      kernels.uint32_pointer(panels), kernels.int32_pointer(span)) == -1
+                                      kernels.uint32_pointer(panels)) == -1   # pairs past the panel's
     c = np.zeros((4, 4), np.float32)
-    assert lib.opemu_kernel_bf16_product(4, 4, 3, kernels.uint32_pointer(panels), kernels.uint32_pointer(panels), 0, 0,
-                                         kernels.float_pointer(c), 3, 0) == -1
+    for tiles, ldc in ((0, 3), (3, 4), (-1, 4)):
+        assert lib.opemu_kernel_bf16_product(4, 4, 3, kernels.uint32_pointer(panels), kernels.uint32_pointer(panels),
+                                             tiles, kernels.float_pointer(c), ldc, 0) == -1
 
 
 def at_page_end(shape, dtype):
@@ -247,8 +233,8 @@ def test_packing_and_products_stay_inside_their_arrays(layout, source, shape):
     pairs = bp.pairs(k)
     a_panels = at_page_end((bp.panel_words(m, k, bp.PANEL_ROWS),), np.uint32)
     b_panels = at_page_end((bp.panel_words(n, k, bp.PANEL_COLS),), np.uint32)
-    bp.pack(a, bp.PANEL_ROWS, a_panels, pairs, 0, bp.new_range())
-    bp.pack(b.T, bp.PANEL_COLS, b_panels, pairs, 0, bp.new_range())
+    bp.pack(a, bp.PANEL_ROWS, a_panels, pairs, 0)
+    bp.pack(b.T, bp.PANEL_COLS, b_panels, pairs, 0)
     c = at_page_end((m, n), np.float32)
-    bp.product(m, n, pairs, a_panels, b_panels, True, c)
+    bp.product(m, n, pairs, a_panels, b_panels, c)
     assert_same_bits(c, bp.reference(values.astype(BF16), b))

@@ -9,7 +9,7 @@ import pytest
 
 import conftest
 import opemu.api
-from opemu.core import kernels, parallel
+from opemu.core import bf16_product, kernels, parallel
 from opemu.ops.aclnn import _vocab_parallel as vp, _vocab_products as vpp
 from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
@@ -268,14 +268,18 @@ def test_bf16_operators_do_not_depend_on_the_row_blocks(monkeypatch, softmax_giv
     assert_same_outputs(*results)
 
 
-@pytest.mark.parametrize("scale", [2.0 ** -128, 2.0 ** 50], ids=["subnormal inputs and products", "sums near the top"])
-def test_bf16_operators_keep_their_bits_where_products_leave_the_dot_instruction(monkeypatch, scale):
-    """Operands whose exponent ranges send the products to the fused multiply-add tiles (in one lane, or in all)
-    give the references' bits, as the dot product tiles do elsewhere."""
+@pytest.mark.parametrize("scale", [1.0, 2.0 ** -128, 2.0 ** 50], ids=["normal", "subnormal inputs and products",
+                                                                     "large products"])
+def test_bf16_operators_give_the_same_bits_on_every_tile_and_with_the_references(monkeypatch, scale):
+    """The dot product tiles, the FMA tiles and the portable tiles flush as the references do, in the operators
+    too: rows scaled into the subnormals (the first lane's, and part of the second's) make products flush."""
     x, w, target = shard(bt=80, h=40, v=700, seed=5)
-    x[:50] = (x[:50].astype(np.float32) * scale).astype(BF16)   # the first lane's rows, and part of the second's
+    x[:50] = (x[:50].astype(np.float32) * scale).astype(BF16)
     results = []
-    for use_c in (True, False):
-        monkeypatch.setattr(kernels, "USE_C", use_c)
+    for tiles in (bf16_product.TILES_BEST, bf16_product.TILES_FMA, bf16_product.TILES_PORTABLE):
+        monkeypatch.setattr(bf16_product, "TILES", tiles)
         results.append(pipeline(x, w, target, False))
-    assert_same_outputs(*results)
+    monkeypatch.setattr(kernels, "USE_C", False)
+    results.append(pipeline(x, w, target, False))
+    for other in results[1:]:
+        assert_same_outputs(results[0], other)

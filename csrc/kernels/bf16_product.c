@@ -6,13 +6,13 @@
  * product instruction reads. An A panel holds PANEL_ROWS rows, a B panel PANEL_COLS columns, both
  * [pair][row or column], zero past the matrix. Every element of the product is, per block of
  * BLOCK_PAIRS pairs, a chain from +0 that takes each pair's odd product and then its even one, each
- * a fused multiply-add; the blocks' chains are added to the total in order.
+ * a fused multiply-add whose result is flushed to a zero of its sign below 2^-126; subnormal elements
+ * count as zeros of their sign (packing makes them so); the blocks' chains are added to the total in
+ * order (IEEE).
  *
- * VDPBF16PS forms that chain (odd first, then even, each fused: Intel's definition, measured on this
- * AMD host too) but flushes subnormal inputs and results to zero. It is used only where no product
- * and no partial sum can be subnormal, and none overflow (`dot`, which the caller decides from the
- * operands' exponent ranges, opemu_kernel_bf16_pack's `range`); anywhere else the same chain runs on
- * fp32 fused multiply-adds with IEEE subnormals. The two then agree to the bit. */
+ * That is VDPBF16PS's arithmetic (Intel's definition; on this AMD host 0 of 32 million steps near
+ * 2^-126 differ from the emulation here), so where the CPU has it the tiles are that instruction, at
+ * twice the fp32 FMA rate; elsewhere fp32 FMA tiles and portable C tiles flush as it does. */
 #include "kernels.h"
 
 #include <string.h>
@@ -28,24 +28,18 @@ static inline uint32_t half_at(const void *src, int source, int64_t at)
     return source == OPEMU_BF16_FROM_FLOAT ? ((const uint32_t *)src)[at] >> 16 : ((const uint16_t *)src)[at];
 }
 
-/* Running exponent range (kernels.h, opemu_kernel_bf16_pack's `range`) of the words' nonzero halves. */
-struct span {
-    uint32_t least, most, subnormal;
-};
-
-static inline void note(struct span *s, uint32_t w)
+/* A word with each subnormal half made a zero of its sign: the instruction reads subnormals as zeros. */
+static inline uint32_t flush_halves(uint32_t w)
 {
-    for (int shift = 0; shift < 32; shift += 16) {
-        uint32_t h = (w >> shift) & 0xFFFFu, field = (h >> 7) & 0xFFu, nonzero = (h & 0x7FFFu) != 0;
-        s->least = nonzero && field < s->least ? field : s->least;
-        s->most = field > s->most ? field : s->most;
-        s->subnormal |= nonzero && field == 0;
-    }
+    for (int shift = 0; shift < 32; shift += 16)
+        if (((w >> shift) & 0x7F80u) == 0)
+            w &= ~(0x7FFFu << shift);
+    return w;
 }
 
 /* Pairs [from, here) of a panel, every row of it (zero past the matrix and past an odd inner's last element). */
 static void pack_plainly(const void *src, int source, int64_t j0, int64_t real, int64_t inner, int64_t count_stride,
-                         int64_t inner_stride, int width, int64_t from, uint32_t *panel, struct span *s)
+                         int64_t inner_stride, int width, int64_t from, uint32_t *panel)
 {
     for (int64_t p = from; p < (inner + 1) / 2; p++)
         for (int64_t r = 0; r < width; r++) {
@@ -54,8 +48,7 @@ static void pack_plainly(const void *src, int source, int64_t j0, int64_t real, 
                 int64_t at = (j0 + r) * count_stride + 2 * p * inner_stride;
                 w = half_at(src, source, at) | (2 * p + 1 < inner ? half_at(src, source, at + inner_stride) << 16 : 0);
             }
-            panel[p * width + r] = w;
-            note(s, w);
+            panel[p * width + r] = flush_halves(w);
         }
 }
 
@@ -65,20 +58,10 @@ static void pack_plainly(const void *src, int source, int64_t j0, int64_t real, 
 
 #define PACK_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 
-struct span_vectors {
-    __m512i least, most, subnormal;
-};
-
-PACK_TARGET static inline void note_vector(struct span_vectors *s, __m512i w)
+PACK_TARGET static inline __m512i flush_vector(__m512i w)
 {
-    for (int shift = 0; shift < 32; shift += 16) {
-        __m512i field = _mm512_and_si512(_mm512_srli_epi32(w, shift + 7), _mm512_set1_epi32(0xFF));
-        __mmask16 nonzero = _mm512_test_epi32_mask(w, _mm512_set1_epi32(0x7FFF << shift));
-        s->least = _mm512_mask_min_epu32(s->least, nonzero, s->least, field);
-        s->most = _mm512_max_epu32(s->most, field);
-        __mmask16 sub = nonzero & _mm512_cmpeq_epi32_mask(field, _mm512_setzero_si512());
-        s->subnormal = _mm512_mask_mov_epi32(s->subnormal, sub, _mm512_set1_epi32(1));
-    }
+    __mmask32 subnormal = _mm512_testn_epi16_mask(w, _mm512_set1_epi16(0x7F80));
+    return _mm512_and_si512(w, _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), subnormal, _mm512_set1_epi16((short)0x8000)));
 }
 
 /* Row r's words for pairs p .. p + 15, whose elements lie side by side along the row. */
@@ -106,12 +89,10 @@ PACK_TARGET static inline __m512i pair_words(const void *src, int source, int64_
     return _mm512_or_si512(even, odd);
 }
 
-/* The pairs of a panel that vectors can take, noted in `s`; returns how many (from pair 0). */
+/* The pairs of a panel that vectors can take; returns how many (from pair 0). */
 PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0, int64_t real, int64_t inner,
-                                        int64_t count_stride, int64_t inner_stride, int width, uint32_t *panel,
-                                        struct span *s)
+                                        int64_t count_stride, int64_t inner_stride, int width, uint32_t *panel)
 {
-    struct span_vectors v = {_mm512_set1_epi32(256), _mm512_setzero_si512(), _mm512_setzero_si512()};
     int64_t whole = inner / 2, done = 0;
     if (inner_stride == 1) {
         /* 16 rows × 16 pairs at a time, transposed in registers */
@@ -130,30 +111,19 @@ PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0,
                     r[i] = g + i < real ? row_words(src, source, high_halves, (j0 + g + i) * count_stride + 2 * done)
                                         : _mm512_setzero_si512();
                 opemu_transpose16(r, out);
-                for (int i = 0; i < 16; i++) {
-                    note_vector(&v, out[i]);
-                    _mm512_mask_storeu_epi32(panel + (done + i) * width + g, (__mmask16)((1u << rows) - 1), out[i]);
-                }
+                for (int i = 0; i < 16; i++)
+                    _mm512_mask_storeu_epi32(panel + (done + i) * width + g, (__mmask16)((1u << rows) - 1),
+                                             flush_vector(out[i]));
             }
     } else if (count_stride == 1) {
         for (; done < whole; done++)
             for (int g = 0; g < width; g += 16) {
                 int rows = width - g < 16 ? width - g : 16;
                 int64_t present = real - g < 0 ? 0 : real - g < rows ? real - g : rows;
-                __m512i w = pair_words(src, source, j0 + g + 2 * done * inner_stride, inner_stride,
-                                       (__mmask16)((1u << present) - 1));
-                note_vector(&v, w);
+                __m512i w = flush_vector(pair_words(src, source, j0 + g + 2 * done * inner_stride, inner_stride,
+                                                    (__mmask16)((1u << present) - 1)));
                 _mm512_mask_storeu_epi32(panel + done * width + g, (__mmask16)((1u << rows) - 1), w);
             }
-    }
-    uint32_t least[16], most[16], subnormal[16];
-    _mm512_storeu_si512(least, v.least);
-    _mm512_storeu_si512(most, v.most);
-    _mm512_storeu_si512(subnormal, v.subnormal);
-    for (int i = 0; i < 16; i++) {
-        s->least = least[i] < s->least ? least[i] : s->least;
-        s->most = most[i] > s->most ? most[i] : s->most;
-        s->subnormal |= subnormal[i];
     }
     return done;
 }
@@ -165,25 +135,20 @@ static int vectors_pack(void)
 #endif
 
 int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t inner, int64_t count_stride,
-                           int64_t inner_stride, int width, int64_t pairs, int64_t first_pair, uint32_t *panels,
-                           int32_t *range)
+                           int64_t inner_stride, int width, int64_t pairs, int64_t first_pair, uint32_t *panels)
 {
     if ((width != PANEL_ROWS && width != PANEL_COLS) || count < 0 || inner < 0 || first_pair < 0 ||
         first_pair + (inner + 1) / 2 > pairs)
         return -1;
-    struct span s = {(uint32_t)range[0], (uint32_t)range[1], (uint32_t)range[2]};
     for (int64_t j0 = 0; j0 < count; j0 += width) {
         uint32_t *panel = panels + (j0 / width) * pairs * width + first_pair * width;
         int64_t real = count - j0 < width ? count - j0 : width, from = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
         if (vectors_pack())
-            from = pack_vectors(src, source, j0, real, inner, count_stride, inner_stride, width, panel, &s);
+            from = pack_vectors(src, source, j0, real, inner, count_stride, inner_stride, width, panel);
 #endif
-        pack_plainly(src, source, j0, real, inner, count_stride, inner_stride, width, from, panel, &s);
+        pack_plainly(src, source, j0, real, inner, count_stride, inner_stride, width, from, panel);
     }
-    range[0] = (int32_t)s.least;
-    range[1] = (int32_t)s.most;
-    range[2] = (int32_t)s.subnormal;
     return 0;
 }
 
@@ -211,6 +176,12 @@ static inline float low_half(uint32_t word)
     return high_half(word << 16);
 }
 
+/* A fused step's result as the instruction leaves it: below 2^-126, a zero of its sign. */
+static inline float flushed(float value)
+{
+    return __builtin_fabsf(value) < 0x1p-126f ? __builtin_copysignf(0.0f, value) : value;
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define PORTABLE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
@@ -233,7 +204,7 @@ PORTABLE_CLONES static void tile_portable(int64_t pairs, const uint32_t *a, cons
         for (int r = 0; r < PANEL_ROWS; r++) {
             float a_odd = high_half(a[p * PANEL_ROWS + r]), a_even = low_half(a[p * PANEL_ROWS + r]);
             for (int j = 0; j < PANEL_COLS; j++)
-                s[r][j] = __builtin_fmaf(a_even, even[j], __builtin_fmaf(a_odd, odd[j], s[r][j]));
+                s[r][j] = flushed(__builtin_fmaf(a_even, even[j], flushed(__builtin_fmaf(a_odd, odd[j], s[r][j]))));
         }
     }
     add_tile(&s[0][0], c, ldc, rows, cols, fresh);
@@ -289,18 +260,31 @@ PORTABLE_CLONES static void tile_portable(int64_t pairs, const uint32_t *a, cons
 #define FMA_PREPARE(parts, bw) ((parts)[0] = _mm512_and_si512((bw), _mm512_set1_epi32((int)0xFFFF0000u)),         \
                                 (parts)[1] = _mm512_slli_epi32((bw), 16))
 #define FMA_STEP(s, aw, parts)                                                                                    \
-    _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32((aw), 16)), _mm512_castsi512_ps((parts)[1]),           \
-                    _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512((aw), _mm512_set1_epi32((int)0xFFFF0000u))), \
-                                    _mm512_castsi512_ps((parts)[0]), (s)))
+    flush_ps(_mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32((aw), 16)), _mm512_castsi512_ps((parts)[1]),  \
+                             flush_ps(_mm512_fmadd_ps(                                                               \
+                                 _mm512_castsi512_ps(_mm512_and_si512((aw), _mm512_set1_epi32((int)0xFFFF0000u))), \
+                                 _mm512_castsi512_ps((parts)[0]), (s)))))
+
+/* flushed(), sixteen at a time */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 flush_ps(__m512 v)
+{
+    __mmask16 tiny = _mm512_cmp_ps_mask(_mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v),
+                                                                             _mm512_set1_epi32(0x7FFFFFFF))),
+                                        _mm512_set1_ps(0x1p-126f), _CMP_LT_OQ);
+    return _mm512_castsi512_ps(_mm512_mask_and_epi32(_mm512_castps_si512(v), tiny, _mm512_castps_si512(v),
+                                                     _mm512_set1_epi32((int)0x80000000u)));
+}
 
 DEFINE_TILE(tile_dot, "avx512f,avx512bf16", 1, DOT_PREPARE, DOT_STEP)
 DEFINE_TILE(tile_fma, "avx512f", 2, FMA_PREPARE, FMA_STEP)
 
-static tile_kernel choose(int dot)
+static tile_kernel choose(int tiles)
 {
-    if (dot && __builtin_cpu_supports("avx512bf16"))
+    if (tiles == OPEMU_BF16_TILES_BEST && __builtin_cpu_supports("avx512bf16"))
         return tile_dot;
-    return __builtin_cpu_supports("avx512f") ? tile_fma : tile_portable;
+    if (tiles != OPEMU_BF16_TILES_PORTABLE && __builtin_cpu_supports("avx512f"))
+        return tile_fma;
+    return tile_portable;
 }
 
 int opemu_kernel_bf16_dot_available(void)
@@ -310,7 +294,7 @@ int opemu_kernel_bf16_dot_available(void)
 
 #else
 
-static tile_kernel choose(int dot)
+static tile_kernel choose(int tiles)
 {
     return tile_portable;
 }
@@ -322,12 +306,12 @@ int opemu_kernel_bf16_dot_available(void)
 
 #endif
 
-int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int dot,
-                              int force_portable, float *c, int64_t ldc, int accumulate)
+int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
+                              float *c, int64_t ldc, int accumulate)
 {
-    if (m < 0 || n < 0 || pairs < 0 || ldc < n)
+    if (m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE)
         return -1;
-    tile_kernel tile = force_portable ? tile_portable : choose(dot);
+    tile_kernel tile = choose(tiles);
     /* tile by tile, each through all its blocks: the tile of c stays in L1 from one block to the next, and
      * is read from memory (accumulating) and written back once */
     for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {

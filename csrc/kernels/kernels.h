@@ -248,24 +248,23 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
  * panel `pairs` × its width words, [pair][row or column], zero past the matrix. */
 enum { OPEMU_BF16_PANEL_ROWS = 12, OPEMU_BF16_PANEL_COLS = 32, OPEMU_BF16_BLOCK_PAIRS = 256 };
 enum { OPEMU_BF16_FROM_BF16 = 0, OPEMU_BF16_FROM_FLOAT = 1 };
+enum { OPEMU_BF16_TILES_BEST = 0, OPEMU_BF16_TILES_FMA = 1, OPEMU_BF16_TILES_PORTABLE = 2 };
 
 /* Packs element (j, k) of a count × inner matrix, at src + j*count_stride + k*inner_stride (elements of bf16, or
  * of fp32 holding bf16 values, whose high halves are taken: `source`), into pairs [first_pair, first_pair +
  * ceil(inner / 2)) of the panels of `width` (either constant above) at `panels`, whose panels hold `pairs`
- * pairs each. range[0..2] (start at 256, 0, 0) are made the least exponent field of a nonzero element, the
- * greatest field, and whether one is subnormal, over this call's elements and the values already there.
- * Returns 0, or -1 for a width or pair range it cannot take. */
+ * pairs each; a subnormal element becomes a zero of its sign. Returns 0, or -1 for a width or pair range it
+ * cannot take. */
 int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t inner, int64_t count_stride,
-                           int64_t inner_stride, int width, int64_t pairs, int64_t first_pair, uint32_t *panels,
-                           int32_t *range);
+                           int64_t inner_stride, int width, int64_t pairs, int64_t first_pair, uint32_t *panels);
 
 /* c (m × n, row pitch ldc) = (accumulate ? c : +0) + one fp32 sum per block of OPEMU_BF16_BLOCK_PAIRS pairs, in
  * block order, each a chain from +0 that adds each pair's odd product and then its even one by fused multiply-
- * adds (IEEE, subnormals kept). `dot` allows the bf16 dot product instruction, which flushes subnormals: the
- * caller allows it only where none can arise (bf16_product.py says when). `force_portable` runs the plain C
- * tiles (tests). Returns 0, or -1 for a negative size or ldc below n. */
-int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int dot,
-                              int force_portable, float *c, int64_t ldc, int accumulate);
+ * adds, each result below 2^-126 made a zero of its sign (the bf16 dot product instruction's arithmetic).
+ * `tiles`: OPEMU_BF16_TILES_BEST (that instruction where the CPU has it), or the FMA or portable tiles (tests).
+ * Returns 0, or -1 for a negative size, ldc below n or another `tiles`. */
+int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
+                              float *c, int64_t ldc, int accumulate);
 
 /* 1 when this CPU has the bf16 dot product instruction (AVX512_BF16). */
 int opemu_kernel_bf16_dot_available(void);

@@ -4,8 +4,8 @@ weightGrad_chunk = Gᵀ @ input, each on a core's own row blocks (logits, inputG
 
 * fp16 (`Widened`): fp32 copies of input and the weight chunk, products by OpenBLAS (opemu.core.blas), as NumPy
   forms them. OpenBLAS's sgemm runs near this host's fp32 peak.
-* bf16 (`Paired`): the bf16 product kernel (opemu.core.bf16_product: fp32 sums in a fixed order, on the bf16 dot
-  product instruction where it is exact), about twice as fast. Operands are packed into the kernel's panels of
+* bf16 (`Paired`): the bf16 product kernel (opemu.core.bf16_product: fp32 sums in a fixed order, the bf16 dot
+  product instruction's), about twice as fast. Operands are packed into the kernel's panels of
   element pairs: the input once a call, both ways (its row blocks for the logits, its pairs of rows for
   weightGrad), the weight chunk both ways by the cores half each, and G for both products as its tiles are made.
   Row blocks start at multiples of the panels' rows, so a block's panels are a slice of the input's. With
@@ -76,9 +76,6 @@ class Widened:
     def logits(self, lane, out, r0, r1):
         blas.product(out, self.x[r0:r1], self.w[lane])
 
-    def start_gradients(self, lane):
-        pass
-
     def add_input_grad(self, lane, dx, g, r0, r1):
         blas.product(dx, g, self.w[lane].T, accumulate=True)
 
@@ -132,24 +129,8 @@ class Paired:
         self.s, self.x, self.weight, self.blocks, self.lanes = s, x, weight, blocks, lanes
         self.packed = kernels.lib() is not None
         self.bt, self.h = x.shape
-        self.ranges = {name: [bf16_product.new_range() for _ in range(lanes)]
-                       for name in ("input_rows", "input_pairs", "weight_columns", "weight_pairs", "g_rows", "g_pairs")}
         self.chunk = [None] * lanes   # each lane's (c0, c1)
         self.shared = "g_pairs" in s
-
-    def _dot(self, first, second, lane):
-        """Whether a product of these operands may run on the dot product instruction: their ranges, over every
-        lane's share of a shared operand, or this lane's of its own."""
-        def span(name):
-            own = name == "g_rows" or name == "input_rows" or (name == "weight_columns" and not self.shared)
-            return tuple(int(v) for v in self.ranges[name][lane]) if own else bf16_product.combined(*self.ranges[name])
-        return bf16_product.dot_allowed(span(first), span(second))
-
-    def _pack(self, matrix, width, panels, total_pairs, first_pair, name, lane):
-        bf16_product.pack(matrix, width, panels, total_pairs, first_pair, self.ranges[name][lane])
-
-    def _fresh(self, name, lane):
-        self.ranges[name][lane][...] = bf16_product.FRESH_RANGE
 
     def input_share(self, lane):
         if not self.packed:
@@ -157,29 +138,25 @@ class Paired:
         h_pairs, bt_pairs = bf16_product.pairs(self.h), bf16_product.pairs(self.bt)
         for r0, r1 in self.blocks[lane::self.lanes]:
             if "input_rows" in self.s:
-                self._pack(self.x[r0:r1], ROWS, self.s["input_rows"][r0 * h_pairs:], h_pairs, 0, "input_rows", lane)
+                bf16_product.pack(self.x[r0:r1], ROWS, self.s["input_rows"][r0 * h_pairs:], h_pairs, 0)
             if self.shared:
-                self._pack(self.x[r0:r1].T, COLS, self.s["input_pairs"], bt_pairs, r0 // 2, "input_pairs", lane)
+                bf16_product.pack(self.x[r0:r1].T, COLS, self.s["input_pairs"], bt_pairs, r0 // 2)
 
     def own_weight(self, lane, c0, c1):
         self.chunk[lane] = (c0, c1)
         if self.packed:
-            self._fresh("weight_columns", lane)
-            self._pack(self.weight[c0:c1], COLS, self.s["weight_columns"][lane], bf16_product.pairs(self.h), 0,
-                       "weight_columns", lane)
+            bf16_product.pack(self.weight[c0:c1], COLS, self.s["weight_columns"][lane], bf16_product.pairs(self.h), 0)
 
     def weight_share(self, lane, c0, c1, logits):
         self.chunk[lane] = (c0, c1)
         if not self.packed:
             return
         h_pairs, chunk_pairs = bf16_product.pairs(self.h), bf16_product.pairs(c1 - c0)
-        self._fresh("weight_columns", lane)
-        self._fresh("weight_pairs", lane)
         for p0, p1 in _aligned_halves(c1 - c0, COLS)[lane::self.lanes]:
             rows = self.weight[c0 + p0:c0 + p1]
             if logits:
-                self._pack(rows, COLS, self.s["weight_columns"][0][p0 * h_pairs:], h_pairs, 0, "weight_columns", lane)
-            self._pack(rows.T, COLS, self.s["weight_pairs"], chunk_pairs, p0 // 2, "weight_pairs", lane)
+                bf16_product.pack(rows, COLS, self.s["weight_columns"][0][p0 * h_pairs:], h_pairs, 0)
+            bf16_product.pack(rows.T, COLS, self.s["weight_pairs"], chunk_pairs, p0 // 2)
 
     def tile(self, lane, r0, r1, width):
         return self.s["tiles"][lane][:(r1 - r0) * width].reshape(r1 - r0, width)
@@ -191,12 +168,7 @@ class Paired:
             return
         h_pairs = bf16_product.pairs(self.h)
         columns = self.s["weight_columns"][0 if self.shared else lane]
-        bf16_product.product(r1 - r0, c1 - c0, h_pairs, self.s["input_rows"][r0 * h_pairs:], columns,
-                             self._dot("input_rows", "weight_columns", lane), out)
-
-    def start_gradients(self, lane):
-        """Before this lane's first G tile of a chunk (the lanes have met since the last chunk's weightGrad)."""
-        self._fresh("g_pairs", lane)
+        bf16_product.product(r1 - r0, c1 - c0, h_pairs, self.s["input_rows"][r0 * h_pairs:], columns, out)
 
     def _g_whole(self, width):
         """The twin's G, all rows, in bf16 (which holds it exactly), in the bytes the kernel's G pairs take."""
@@ -212,11 +184,9 @@ class Paired:
             return
         g_pairs, bt_pairs = bf16_product.pairs(c1 - c0), bf16_product.pairs(self.bt)
         rows = self.s["g_rows"][lane]
-        self._fresh("g_rows", lane)
-        self._pack(g, ROWS, rows, g_pairs, 0, "g_rows", lane)
-        bf16_product.product(r1 - r0, self.h, g_pairs, rows, self.s["weight_pairs"],
-                             self._dot("g_rows", "weight_pairs", lane), dx, accumulate=True)
-        self._pack(g.T, ROWS, self.s["g_pairs"], bt_pairs, r0 // 2, "g_pairs", lane)
+        bf16_product.pack(g, ROWS, rows, g_pairs, 0)
+        bf16_product.product(r1 - r0, self.h, g_pairs, rows, self.s["weight_pairs"], dx, accumulate=True)
+        bf16_product.pack(g.T, ROWS, self.s["g_pairs"], bt_pairs, r0 // 2)
 
     def weight_grad_shares(self, width):
         return _aligned_halves(width, ROWS)
@@ -228,6 +198,5 @@ class Paired:
             dw[...] = bf16_product.reference(self._g_whole(c1 - c0)[:, p0:p1].T, self.x)
             return dw
         bt_pairs = bf16_product.pairs(self.bt)
-        bf16_product.product(p1 - p0, self.h, bt_pairs, self.s["g_pairs"][p0 * bt_pairs:], self.s["input_pairs"],
-                             self._dot("g_pairs", "input_pairs", lane), dw)
+        bf16_product.product(p1 - p0, self.h, bt_pairs, self.s["g_pairs"][p0 * bt_pairs:], self.s["input_pairs"], dw)
         return dw

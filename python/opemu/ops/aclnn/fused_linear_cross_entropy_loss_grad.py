@@ -147,7 +147,6 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
                 c1 = min(vocab, c0 + chunk)
                 operands.weight_share(lane, c0, c1, logits=softmax is None)
                 meet()   # the chunk's operands whole; and every lane is done with the previous chunk's G
-                operands.start_gradients(lane)
                 for r0, r1 in blocks[lane::lanes]:
                     g = operands.tile(lane, r0, r1, c1 - c0)
                     if softmax is None:
