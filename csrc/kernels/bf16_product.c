@@ -61,7 +61,8 @@ static void pack_plainly(const void *src, int source, int64_t j0, int64_t real, 
 PACK_TARGET static inline __m512i flush_vector(__m512i w)
 {
     __mmask32 subnormal = _mm512_testn_epi16_mask(w, _mm512_set1_epi16(0x7F80));
-    return _mm512_and_si512(w, _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), subnormal, _mm512_set1_epi16((short)0x8000)));
+    __m512i keep = _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), subnormal, _mm512_set1_epi16((short)0x8000));
+    return _mm512_and_si512(w, keep);
 }
 
 /* Row r's words for pairs p .. p + 15, whose elements lie side by side along the row. */
@@ -85,7 +86,8 @@ PACK_TARGET static inline __m512i pair_words(const void *src, int source, int64_
     }
     const uint32_t *f = (const uint32_t *)src + at;
     __m512i even = _mm512_srli_epi32(_mm512_maskz_loadu_epi32(take, f), 16);
-    __m512i odd = _mm512_and_si512(_mm512_maskz_loadu_epi32(take, f + inner_stride), _mm512_set1_epi32((int)0xFFFF0000u));
+    __m512i odd = _mm512_and_si512(_mm512_maskz_loadu_epi32(take, f + inner_stride),
+                                   _mm512_set1_epi32((int)0xFFFF0000u));
     return _mm512_or_si512(even, odd);
 }
 
@@ -130,7 +132,8 @@ PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0,
 
 static int vectors_pack(void)
 {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl");
 }
 #endif
 
