@@ -170,9 +170,8 @@ def test_sharded_pipeline_matches_torch_autograd(dtype, splits, high_performance
 
 @pytest.mark.parametrize("high_performance", [False, True], ids=["memory_saving", "high_performance"])
 def test_several_vocabulary_chunks_row_blocks_and_slabs_match_torch_autograd(high_performance):
-    """V = 1300 is two full 512-column chunks and a partial one (one full 1024-column chunk and a partial one in
-    high-performance mode); BT = 1100 is two row blocks of the G tile and many 64-row slabs, so every
-    accumulation seam is crossed."""
+    """V = 1300 is one full 1024-column chunk and a partial one (bf16 walks 1024-column chunks in both modes);
+    BT = 1100 is six row blocks of the G tile and many 64-row slabs, so every accumulation seam is crossed."""
     rng = np.random.default_rng(12)
     bt, h, v = 1100, 8, 1300
     x = rng.standard_normal((bt, h)).astype(BF16)
@@ -439,17 +438,18 @@ def panel_words(count, inner, width):
 
 def test_memory_saving_workspace_follows_the_chunk_rule():
     size, _ = _grad_phase1(bt=300, v=700, h=40)
-    # VOCAB_CHUNK columns; 300 rows in two blocks of 156 (multiples of the 12 panel rows), one per lane for up to
-    # two cores; panels of 12 rows or 32 columns for each operand of the three products; a 64-row rounding slab
+    # bf16 chunks of twice VOCAB_CHUNK columns (here the whole 700); 300 rows in two blocks of 156 (multiples of the
+    # 12 panel rows), one per lane for up to two cores; panels of 12 rows or 32 columns for each operand of the
+    # three products, the input's a block at a time; weightGrad in pieces of 96 columns; a 64-row rounding slab
     # per lane
-    chunk, block, slab, lanes = 512, 156, 64, min(2, parallel.WORKERS)
-    buffers = [300 * 40,                                           # inputGrad, fp32
-               panel_words(300, 40, 12), panel_words(chunk, 40, 32),   # the logits' operands
-               lanes * block * chunk,                              # each lane's G tile, fp32
-               panel_words(40, 300, 32), panel_words(40, chunk, 32),   # input and weight chunk for the gradients
+    chunk, block, slab, lanes = 700, 156, 64, min(2, parallel.WORKERS)
+    buffers = [300 * 40,                                                  # inputGrad, fp32
+               lanes * panel_words(block, 40, 12), panel_words(chunk, 40, 32),   # the logits' operands
+               lanes * block * chunk,                                     # each lane's G tile, fp32
+               panel_words(40, 300, 32), panel_words(40, chunk, 32),          # input and weight chunk for the gradients
                lanes * panel_words(block, chunk, 12), panel_words(chunk, 300, 12),   # G for inputGrad, weightGrad
-               chunk * 40,                                         # weightGrad chunk, fp32
-               lanes * slab * chunk]                               # rounding scratch (uint32 for bf16)
+               lanes * 96 * 40,                                           # each lane's weightGrad piece, fp32
+               lanes * slab * chunk]                                      # rounding scratch (uint32 for bf16)
     expected = 0
     for n in buffers:
         expected = -(-expected // 64) * 64 + n * 4

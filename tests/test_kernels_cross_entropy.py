@@ -257,13 +257,14 @@ def test_operators_give_the_same_bits_on_one_lane_and_on_several(monkeypatch, so
 
 
 @pytest.mark.parametrize("softmax_given", [False, True], ids=["memory-saving", "high-performance"])
-def test_bf16_operators_do_not_depend_on_the_row_blocks(monkeypatch, softmax_given):
-    """Each element of a bf16 product is one chain whatever rows share its tile: blocks of 12 rows give the
-    bits of blocks of 252."""
+def test_bf16_operators_do_not_depend_on_the_row_blocks_or_the_weight_grad_pieces(monkeypatch, softmax_given):
+    """Each element of a bf16 product is one chain whatever rows or columns share its tile: blocks of 12 rows and
+    weightGrad pieces of 12 columns give the bits of 252 and 96."""
     x, w, target = shard(bt=100, h=40, v=1100, seed=4)
     results = []
-    for rows in (252, 12):
+    for rows, columns in ((252, 96), (12, 12)):
         monkeypatch.setattr(vpp, "PAIRED_BLOCK_ROWS", rows)
+        monkeypatch.setattr(vpp, "WEIGHT_GRAD_PIECE", columns)
         results.append(pipeline(x, w, target, softmax_given))
     assert_same_outputs(*results)
 

@@ -18,6 +18,7 @@ from opemu.core import bf16_product, blas, kernels, rounding
 from opemu.ops.aclnn import _vocab_parallel as vp
 
 PAIRED_BLOCK_ROWS = 252   # a 252 × 512 fp32 tile stays in a core's L2 for the epilogue; a multiple of 12 panel rows
+WEIGHT_GRAD_PIECE = 96    # columns of a chunk's weightGrad made at a time (8 panels), into a lane's fp32 buffer
 
 
 def for_dtype(half):
@@ -32,6 +33,9 @@ def _aligned_halves(width, align):
 
 class Widened:
     """fp16 operands: fp32 copies, OpenBLAS products."""
+
+    wide_chunks = False   # memory-saving chunks of VOCAB_CHUNK: an fp32 G and weightGrad chunk twice as wide would
+                          # pass its 25 MiB
 
     @staticmethod
     def row_blocks(rows, columns):
@@ -94,6 +98,11 @@ ROWS, COLS = bf16_product.PANEL_ROWS, bf16_product.PANEL_COLS
 class Paired:
     """bf16 operands: the bf16 product kernel on packed pairs, or its NumPy twin."""
 
+    # Memory-saving mode in chunks as wide as high-performance's: inputGrad's rows are read and written, and the
+    # lanes meet, half as often (1.170 -> 1.096 s, medians of 5 interleaved calls). Its buffers then stay within
+    # 25 MiB because the gradient packs the input's row blocks as it goes and makes weightGrad in pieces.
+    wide_chunks = True
+
     @staticmethod
     def row_blocks(rows, columns):
         """The rows in two near-equal halves of whole panels (the lanes' shares when two cores walk them), each in
@@ -113,8 +122,11 @@ class Paired:
     @staticmethod
     def layout(layout, bt, h, chunk, lanes, block, grads, logits=True):
         words = bf16_product.panel_words
-        if logits:
+        if logits and grads:   # each lane packs its row block as it comes
+            layout.add("block_rows", (lanes, words(block, h, ROWS)), np.uint32)
+        elif logits:
             layout.add("input_rows", (words(bt, h, ROWS),), np.uint32)
+        if logits:
             layout.add("weight_columns", (1 if grads else lanes, words(chunk, h, COLS)), np.uint32)
         layout.add("tiles", (lanes, block * chunk), np.float32)
         if grads:
@@ -122,7 +134,7 @@ class Paired:
              .add("weight_pairs", (words(h, chunk, COLS),), np.uint32)
              .add("g_rows", (lanes, words(block, chunk, ROWS)), np.uint32)
              .add("g_pairs", (words(chunk, bt, ROWS),), np.uint32)
-             .add("weight_grad", (chunk, h), np.float32))
+             .add("weight_grad", (lanes, min(chunk, WEIGHT_GRAD_PIECE) * h), np.float32))
         return layout
 
     def __init__(self, s, x, weight, blocks, lanes):
@@ -168,7 +180,12 @@ class Paired:
             return
         h_pairs = bf16_product.pairs(self.h)
         columns = self.s["weight_columns"][0 if self.shared else lane]
-        bf16_product.product(r1 - r0, c1 - c0, h_pairs, self.s["input_rows"][r0 * h_pairs:], columns, out)
+        if "input_rows" in self.s:
+            rows = self.s["input_rows"][r0 * h_pairs:]
+        else:
+            rows = self.s["block_rows"][lane]
+            bf16_product.pack(self.x[r0:r1], ROWS, rows, h_pairs, 0)
+        bf16_product.product(r1 - r0, c1 - c0, h_pairs, rows, columns, out)
 
     def _g_whole(self, width):
         """The twin's G, all rows, in bf16 (which holds it exactly), in the bytes the kernel's G pairs take."""
@@ -189,11 +206,18 @@ class Paired:
         bf16_product.pack(g.T, ROWS, self.s["g_pairs"], bt_pairs, r0 // 2)
 
     def weight_grad_shares(self, width):
-        return _aligned_halves(width, ROWS)
+        """Pieces of at most WEIGHT_GRAD_PIECE columns (whole panels), from two halves alternately, as row_blocks
+        lists its blocks: lane i of two takes half i. The bits do not depend on the pieces."""
+        halves = []
+        for first, last in _aligned_halves(width, ROWS):
+            cuts = list(range(first, last, WEIGHT_GRAD_PIECE)) + [last]
+            halves.append([(a, b) for a, b in zip(cuts[:-1], cuts[1:])])
+        first, second = halves
+        return [piece for pair in zip(first, second) for piece in pair] + first[len(second):] + second[len(first):]
 
     def weight_grad(self, lane, p0, p1):
         c0, c1 = self.chunk[lane]
-        dw = self.s["weight_grad"][p0:p1]
+        dw = self.s["weight_grad"][lane][:(p1 - p0) * self.h].reshape(p1 - p0, self.h)
         if not self.packed:
             dw[...] = bf16_product.reference(self._g_whole(c1 - c0)[:, p0:p1].T, self.x)
             return dw

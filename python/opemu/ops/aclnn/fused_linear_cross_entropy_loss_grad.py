@@ -13,7 +13,7 @@ shapes only work as G @ weight); the table gives weightGradOut as [V, BT] (the c
 input in place as scratch; opemu leaves it intact (the reference allows either).
 
 Memory: neither mode holds the BT×V matrix. The vocabulary is walked in chunks of VOCAB_CHUNK
-columns (HIGH_PERFORMANCE_WIDTH times that in high-performance mode), by every core at once, each
+columns (HIGH_PERFORMANCE_WIDTH times that in high-performance mode or for bf16), by every core at once, each
 core with its own row blocks (_vocab_parallel.by_lanes); the products are _vocab_products' (fp32
 copies and OpenBLAS for fp16, the bf16 product kernel for bf16):
     the cores prepare the weight chunk's operands, half each; meet;
@@ -23,7 +23,7 @@ copies and OpenBLAS for fp16, the bf16 product kernel for bf16):
     each makes its share of the chunk's columns of weightGrad = Gᵀ @ input, over all rows at once
     (fixed shares: the bits do not depend on the thread count), and rounds them into weightGradOut.
 Every scratch buffer lives in the workspace phase 1 sizes from (BT, V, H), the dtype and the mode
-(_vocab_products' layouts), 23.5 MiB at BT = 2048, H = 1024, V = 32000 in bf16 memory-saving mode.
+(_vocab_products' layouts), 24.6 MiB at BT = 2048, H = 1024, V = 32000 in bf16 memory-saving mode.
 Accumulation follows a fixed order, so results are deterministic.
 """
 import numpy as np
@@ -106,8 +106,8 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         a.scratch = Layout() if a.skip else self._layout(bt, v, h, dtypes.numpy_dtype(a.input.dtype), high_performance)
 
     def _layout(self, bt, v, h, dtype, high_performance):
-        chunk = _chunk(bt, v, high_performance)
         products = products_for(dtype)
+        chunk = _chunk(bt, v, high_performance, products)
         blocks = products.row_blocks(bt, v)
         lanes, rows = vp.lanes(blocks), max(r1 - r0 for r0, r1 in blocks)
         layout = Layout().add("input_grad", (bt, h), np.float32)
@@ -133,8 +133,8 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         if softmax is None:
             row_max = v["logitsMaxOptional"].astype(np.float32)
             reciprocal = np.float32(1) / v["sumExpLogitsOptional"]
-        chunk = _chunk(bt, vocab, softmax is not None)
         products = products_for(half)
+        chunk = _chunk(bt, vocab, softmax is not None, products)
         blocks = products.row_blocks(bt, vocab)
         lanes = vp.lanes(blocks)
         operands = products(s, v["input"], v["weight"], blocks, lanes)
@@ -167,10 +167,12 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
 # High-performance mode makes no logits and its app holds the BT×V softmax already, so a few MiB more of workspace
 # are nothing to it: its chunks are this many times wider, which halves what each chunk costs the GEMMs (dx's adds
 # into its accumulator, dw's packing of the whole input): 1.19 -> 1.11x its two GEMMs (bench, 4 paired runs).
-# Memory-saving mode keeps VOCAB_CHUNK, within its 25 MiB.
+# Memory-saving mode keeps VOCAB_CHUNK with fp16 operands, within its 25 MiB; with bf16 operands (_vocab_products'
+# Paired) its buffers are small enough for the wide chunks too.
 HIGH_PERFORMANCE_WIDTH = 2
 
 
-def _chunk(bt, vocab, high_performance):
+def _chunk(bt, vocab, high_performance, products):
     chunk = vp.tile(bt, vocab)[0]
-    return min(vocab, chunk * HIGH_PERFORMANCE_WIDTH) if high_performance else chunk
+    wide = high_performance or products.wide_chunks
+    return min(vocab, chunk * HIGH_PERFORMANCE_WIDTH) if wide else chunk
