@@ -6,9 +6,10 @@ weightGrad_chunk = Gᵀ @ input, each on a core's own row blocks (logits, inputG
   forms them. OpenBLAS's sgemm runs near this host's fp32 peak.
 * bf16 (`Paired`): the bf16 product kernel (opemu.core.bf16_product: fp32 sums in a fixed order, the bf16 dot
   product instruction's), about twice as fast. Operands are packed into the kernel's panels of
-  element pairs: the input once a call, both ways (its row blocks for the logits, its pairs of rows for
-  weightGrad), the weight chunk both ways by the cores half each, and G for both products as its tiles are made.
-  Row blocks start at multiples of the panels' rows, so a block's panels are a slice of the input's. With
+  element pairs: the input once a call (its pairs of rows for weightGrad; its rows for the logits, which
+  FusedLinearCrossEntropyLossGrad packs a row block at a time instead), the weight chunk both ways by the cores
+  half each, and G for both products as its tiles are made. Row blocks start at multiples of the panels' rows,
+  so a block's panels are a slice of the input's. With
   OPEMU_KERNELS=numpy the same sums come from bf16_product.reference, which reads the operands as they lie.
 
 Both keep every buffer in the workspace the operator asked for in phase 1 (`layout`)."""
