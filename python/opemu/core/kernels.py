@@ -57,11 +57,6 @@ def int64_pointer(array):
     return device.ffi.cast("int64_t *", device.ffi.from_buffer(array))
 
 
-def int32_pointer(array):
-    """An int32_t * to a contiguous int32 array."""
-    return device.ffi.cast("int32_t *", device.ffi.from_buffer(array))
-
-
 def uint32_pointer(array):
     """A uint32_t * to a contiguous uint32 array."""
     return device.ffi.cast("uint32_t *", device.ffi.from_buffer(array))

@@ -60,10 +60,12 @@ def by_lanes(walk, count):
         parallel.together(walk, count)
 
 
-def halves(width):
+def halves(width, align=1):
     """A chunk's columns in two fixed parts, dealt to the lanes for the work they share out by columns: fixed,
-    so that a GEMM's shape (which can decide its bits) does not depend on the thread count."""
-    return [(0, width // 2), (width // 2, width)]
+    so that a GEMM's shape (which can decide its bits) does not depend on the thread count. The cut falls on a
+    multiple of `align` (whole panels of a packed operand)."""
+    cut = width // 2 // align * align
+    return [(0, cut), (cut, width)]
 
 
 def outside_shard(mask, rows):

@@ -26,10 +26,10 @@ def for_dtype(half):
     return Paired if np.dtype(half) == rounding.BF16 else Widened
 
 
-def _aligned_halves(width, align):
-    """vp.halves with the cut at a multiple of `align` (a share of panels)."""
-    cut = min(width, max(0, int(round(width / 2 / align)) * align))
-    return [(0, cut), (cut, width)]
+def _alternately(first, second):
+    """The pieces of two halves, listed in turn, so that lane i of two takes half i (lane i takes pieces
+    i, i + lanes, ...); any other number of lanes takes them all the same."""
+    return [piece for pair in zip(first, second) for piece in pair] + first[len(second):] + second[len(first):]
 
 
 class Widened:
@@ -107,18 +107,15 @@ class Paired:
     @staticmethod
     def row_blocks(rows, columns):
         """The rows in two near-equal halves of whole panels (the lanes' shares when two cores walk them), each in
-        near-equal blocks of at most PAIRED_BLOCK_ROWS rows, listed alternately from the two halves so that lane
-        i of two takes half i; every block starts at a multiple of the panels' rows. The bits do not depend on
-        the blocks."""
+        near-equal blocks of at most PAIRED_BLOCK_ROWS rows, listed alternately; every block starts at a multiple
+        of the panels' rows. The bits do not depend on the blocks."""
         panels = -(-rows // ROWS)
         halves = []
         for first, count in ((0, panels // 2), (panels // 2, panels - panels // 2)):
             pieces = max(1, -(-count * ROWS // PAIRED_BLOCK_ROWS))
             cuts = [first + count * i // pieces for i in range(pieces + 1)]
             halves.append([(min(rows, a * ROWS), min(rows, b * ROWS)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a])
-        first, second = halves
-        blocks = [block for pair in zip(first, second) for block in pair]
-        return blocks + first[len(second):] + second[len(first):]
+        return _alternately(*halves)
 
     @staticmethod
     def layout(layout, bt, h, chunk, lanes, block, grads, logits=True):
@@ -165,7 +162,7 @@ class Paired:
         if not self.packed:
             return
         h_pairs, chunk_pairs = bf16_product.pairs(self.h), bf16_product.pairs(c1 - c0)
-        for p0, p1 in _aligned_halves(c1 - c0, COLS)[lane::self.lanes]:
+        for p0, p1 in vp.halves(c1 - c0, COLS)[lane::self.lanes]:
             rows = self.weight[c0 + p0:c0 + p1]
             if logits:
                 bf16_product.pack(rows, COLS, self.s["weight_columns"][0][p0 * h_pairs:], h_pairs, 0)
@@ -207,14 +204,13 @@ class Paired:
         bf16_product.pack(g.T, ROWS, self.s["g_pairs"], bt_pairs, r0 // 2)
 
     def weight_grad_shares(self, width):
-        """Pieces of at most WEIGHT_GRAD_PIECE columns (whole panels), from two halves alternately, as row_blocks
-        lists its blocks: lane i of two takes half i. The bits do not depend on the pieces."""
+        """Pieces of at most WEIGHT_GRAD_PIECE columns (whole panels) of the two halves, alternately. The bits do
+        not depend on the pieces."""
         halves = []
-        for first, last in _aligned_halves(width, ROWS):
+        for first, last in vp.halves(width, ROWS):
             cuts = list(range(first, last, WEIGHT_GRAD_PIECE)) + [last]
-            halves.append([(a, b) for a, b in zip(cuts[:-1], cuts[1:])])
-        first, second = halves
-        return [piece for pair in zip(first, second) for piece in pair] + first[len(second):] + second[len(first):]
+            halves.append(list(zip(cuts[:-1], cuts[1:])))
+        return _alternately(*halves)
 
     def weight_grad(self, lane, p0, p1):
         c0, c1 = self.chunk[lane]
