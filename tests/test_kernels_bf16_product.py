@@ -95,10 +95,12 @@ def test_an_empty_inner_dimension_writes_zeros_or_leaves_c():
     assert_same_bits(kernel_product(a, b, c), c)
 
 
-def test_packing_pairs_in_pieces_equals_packing_them_at_once():
-    """Two lanes each pack a share of an operand's pairs into one set of panels (the vocab-parallel operators)."""
-    a = lay(random((30, 100), 8), "rows")
-    whole, _, pairs = packed(a, np.zeros((100, 1), BF16))
+@pytest.mark.parametrize("layout", ["rows", "columns"])
+def test_packing_pairs_in_pieces_equals_packing_them_at_once(layout):
+    """Two lanes each pack a share of an operand's pairs into one set of panels (the vocab-parallel operators); the
+    second share ends in an odd element."""
+    a = lay(random((30, 101), 8), layout)
+    whole, _, pairs = packed(a, np.zeros((101, 1), BF16))
     pieces = np.full_like(whole, 0xDEADBEEF)
     bp.pack(a[:, :36], bp.PANEL_ROWS, pieces, pairs, 0)
     bp.pack(a[:, 36:], bp.PANEL_ROWS, pieces, pairs, 18)

@@ -117,17 +117,33 @@ PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0,
                     _mm512_mask_storeu_epi32(panel + (done + i) * width + g, (__mmask16)((1u << rows) - 1),
                                              flush_vector(out[i]));
             }
-    } else if (count_stride == 1) {
-        for (; done < whole; done++)
-            for (int g = 0; g < width; g += 16) {
-                int rows = width - g < 16 ? width - g : 16;
-                int64_t present = real - g < 0 ? 0 : real - g < rows ? real - g : rows;
-                __m512i w = flush_vector(pair_words(src, source, j0 + g + 2 * done * inner_stride, inner_stride,
-                                                    (__mmask16)((1u << present) - 1)));
-                _mm512_mask_storeu_epi32(panel + done * width + g, (__mmask16)((1u << rows) - 1), w);
-            }
     }
     return done;
+}
+
+/* Every panel's whole pairs where a panel's elements lie side by side (count_stride 1), PAIR_BLOCK pairs at a
+ * time across all panels: the source's rows are read along their length while their lines are in L1, where
+ * panel by panel they were read down a column, a row's line at a time. */
+enum { PAIR_BLOCK = 4 };
+PACK_TARGET static void pack_pair_rows(const void *src, int source, int64_t count, int64_t inner, int64_t inner_stride,
+                                       int width, int64_t pairs, uint32_t *panels)
+{
+    const int64_t whole = inner / 2;
+    for (int64_t p0 = 0; p0 < whole; p0 += PAIR_BLOCK) {
+        const int64_t p1 = whole - p0 < PAIR_BLOCK ? whole : p0 + PAIR_BLOCK;
+        for (int64_t j0 = 0; j0 < count; j0 += width) {
+            uint32_t *panel = panels + (j0 / width) * pairs * width;
+            const int64_t real = count - j0 < width ? count - j0 : width;
+            for (int64_t p = p0; p < p1; p++)
+                for (int g = 0; g < width; g += 16) {
+                    int rows = width - g < 16 ? width - g : 16;
+                    int64_t present = real - g < 0 ? 0 : real - g < rows ? real - g : rows;
+                    __m512i w = flush_vector(pair_words(src, source, j0 + g + 2 * p * inner_stride, inner_stride,
+                                                        (__mmask16)((1u << present) - 1)));
+                    _mm512_mask_storeu_epi32(panel + p * width + g, (__mmask16)((1u << rows) - 1), w);
+                }
+        }
+    }
 }
 
 static int vectors_pack(void)
@@ -143,11 +159,17 @@ int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t i
     if ((width != PANEL_ROWS && width != PANEL_COLS) || count < 0 || inner < 0 || first_pair < 0 ||
         first_pair + (inner + 1) / 2 > pairs)
         return -1;
+    int pair_rows = 0;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    pair_rows = vectors_pack() && inner_stride != 1 && count_stride == 1;
+    if (pair_rows)
+        pack_pair_rows(src, source, count, inner, inner_stride, width, pairs, panels + first_pair * width);
+#endif
     for (int64_t j0 = 0; j0 < count; j0 += width) {
         uint32_t *panel = panels + (j0 / width) * pairs * width + first_pair * width;
-        int64_t real = count - j0 < width ? count - j0 : width, from = 0;
+        int64_t real = count - j0 < width ? count - j0 : width, from = pair_rows ? inner / 2 : 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        if (vectors_pack())
+        if (vectors_pack() && !pair_rows)
             from = pack_vectors(src, source, j0, real, inner, count_stride, inner_stride, width, panel);
 #endif
         pack_plainly(src, source, j0, real, inner, count_stride, inner_stride, width, from, panel);
