@@ -160,6 +160,44 @@ def test_subnormals_infinities_nan_and_signed_zeros(tile):
     assert_same_bits(kernel_product(a, b, tiles=tile), bp.reference(a, b))
 
 
+def rounded_product(a, b, tiles, pitch_extra=3):
+    """The kernel's product rounded into a bf16 c whose rows lie pitch_extra elements apart past n, and the
+    untouched elements around it."""
+    a_panels, b_panels, pairs = packed(a, b)
+    m, n = a.shape[0], b.shape[1]
+    whole = np.full((m, n + pitch_extra), 0x1234, np.uint16).view(BF16)
+    saved, bp.TILES = bp.TILES, TILES[tiles]
+    try:
+        bp.product(m, n, pairs, a_panels, b_panels, whole[:, 1:n + 1])
+    finally:
+        bp.TILES = saved
+    assert (whole.view(np.uint16)[:, 0] == 0x1234).all() and (whole.view(np.uint16)[:, n + 1:] == 0x1234).all()
+    return whole[:, 1:n + 1]
+
+
+@pytest.mark.parametrize("tile", TILES, ids=list(TILES))
+def test_a_bf16_c_takes_the_sums_as_a_cast_rounds_them(tile):
+    """weightGrad goes straight into its bf16 output: each element the fp32 sum, rounded as ml_dtypes casts it (to
+    nearest, ties to even), over edge tiles and more than one block, with NaN, infinities and signed zeros."""
+    if tile == "dot" and not bp.dot_available():
+        pytest.skip("this CPU has no bf16 dot product instruction")
+    rng = np.random.default_rng(16)
+    a, b = lay(random((25, 600), 17), "rows"), lay(random((600, 70), 18), "rows")
+    assert_same_bits(rounded_product(a, b, tile), bp.reference(a, b).astype(BF16))
+    a = special(17 * 41, np.float32, rng, 2.0 ** 60).reshape(17, 41).astype(BF16)
+    b = special(41 * 35, np.float32, rng, 2.0 ** 60).reshape(41, 35).astype(BF16)
+    assert_same_bits(rounded_product(a, b, tile), bp.reference(a, b).astype(BF16))
+
+
+def test_a_bf16_c_rounds_ties_to_even():
+    """1 + 2^-8 lies halfway between bf16's 1 and 1 + 2^-7 and rounds to 1; 1 + 2^-7 + 2^-8 lies halfway between
+    1 + 2^-7 and 1 + 2^-6 and rounds to 1 + 2^-6."""
+    a = np.ones((1, 2), BF16)
+    b = np.array([[1, 1 + 2.0 ** -7], [2.0 ** -8, 2.0 ** -8]], BF16)
+    assert rounded_product(a, b, "dot" if bp.dot_available() else "fma").astype(np.float64).tolist() == [
+        [1.0, 1 + 2.0 ** -6]]
+
+
 def test_reference_sums_are_exact_where_fp32_holds_every_partial_sum():
     """An oracle apart from the chain: small integers, whose every partial sum fp32 holds, give the exact
     product."""
@@ -195,9 +233,14 @@ def test_pack_and_product_refuse_what_they_cannot_take():
     assert lib.opemu_kernel_bf16_pack(address, lib.OPEMU_BF16_FROM_BF16, 4, 6, 6, 1, bp.PANEL_ROWS, 3, 1,
                                       kernels.uint32_pointer(panels)) == -1   # pairs past the panel's
     c = np.zeros((4, 4), np.float32)
+    rounded = np.zeros((4, 4), np.uint16)
     for tiles, ldc in ((0, 3), (3, 4), (-1, 4)):
         assert lib.opemu_kernel_bf16_product(4, 4, 3, kernels.uint32_pointer(panels), kernels.uint32_pointer(panels),
                                              tiles, kernels.float_pointer(c), ldc, 0) == -1
+        assert lib.opemu_kernel_bf16_product_rounded(4, 4, 3, kernels.uint32_pointer(panels),
+                                                     kernels.uint32_pointer(panels), tiles,
+                                                     kernels.device.ffi.cast("uint16_t *", rounded.ctypes.data),
+                                                     ldc) == -1
 
 
 def at_page_end(shape, dtype):
@@ -225,7 +268,7 @@ at_page_end.kept = []
 @pytest.mark.parametrize("source", [BF16, np.dtype(np.float32)], ids=["bf16", "fp32 holding bf16"])
 @pytest.mark.parametrize("shape", [(24, 64, 96), (13, 35, 37)], ids=["whole panels", "edges"])
 def test_packing_and_products_stay_inside_their_arrays(layout, source, shape):
-    """Operands, panels and c each end where an inaccessible page begins."""
+    """Operands, panels and c (fp32 or bf16) each end where an inaccessible page begins."""
     m, n, k = shape
     values = random((m, k), 13).astype(BF16).astype(np.float32)
     a = at_page_end((m, k) if layout == "rows" else (k, m), source)
@@ -240,3 +283,6 @@ def test_packing_and_products_stay_inside_their_arrays(layout, source, shape):
     c = at_page_end((m, n), np.float32)
     bp.product(m, n, pairs, a_panels, b_panels, c)
     assert_same_bits(c, bp.reference(values.astype(BF16), b))
+    rounded = at_page_end((m, n), BF16)
+    bp.product(m, n, pairs, a_panels, b_panels, rounded)
+    assert_same_bits(rounded, c.astype(BF16))

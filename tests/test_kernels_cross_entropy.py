@@ -206,9 +206,9 @@ def online_max_sum(x, w, target):
     return outs
 
 
-def loss_grad(x, w, stats, softmax):
+def loss_grad(x, w, stats, softmax, **given_outs):
     bt, h = x.shape
-    outs = dict(inputGradOut=np.zeros((bt, h), x.dtype), weightGradOut=np.zeros(w.shape, x.dtype))
+    outs = {**dict(inputGradOut=np.zeros((bt, h), x.dtype), weightGradOut=np.zeros(w.shape, x.dtype)), **given_outs}
     opemu.api.call("aclnnFusedLinearCrossEntropyLossGrad", grad=np.full(bt, 1.0 / bt, np.float32), input=x, weight=w,
                    targetMask=stats["targetMaskOut"], maskedTarget=stats["maskedTargetOut"], labelSmoothing=0.0,
                    logitsMaxOptional=stats["logitsMaxLocalOut"], sumExpLogitsOptional=stats["sumExpLogitsLocalOut"],
@@ -284,3 +284,14 @@ def test_bf16_operators_give_the_same_bits_on_every_tile_and_with_the_references
     results.append(pipeline(x, w, target, False))
     for other in results[1:]:
         assert_same_outputs(results[0], other)
+
+
+def test_bf16_weight_grad_is_the_same_in_an_output_whose_elements_are_strided():
+    """The kernel rounds weightGrad straight into an output whose elements lie side by side; any other output
+    takes it through the lane's fp32 buffer and a cast, to the same bits."""
+    x, w, target = shard(bt=80, h=40, v=700, seed=6)
+    stats = online_max_sum(x, w, target)
+    dense = loss_grad(x, w, stats, None)["weightGradOut"]
+    strided = np.full((w.shape[0], 2 * w.shape[1]), np.nan, BF16)[:, ::2]
+    loss_grad(x, w, stats, None, weightGradOut=strided)
+    assert strided.tobytes() == dense.tobytes()

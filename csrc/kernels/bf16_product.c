@@ -14,6 +14,7 @@
  * 2^-126 differ from the emulation here), so where the CPU has it the tiles are that instruction, at
  * twice the fp32 FMA rate; elsewhere fp32 FMA tiles and portable C tiles flush as it does. */
 #include "kernels.h"
+#include "rounding.h"
 
 #include <string.h>
 
@@ -331,26 +332,51 @@ int opemu_kernel_bf16_dot_available(void)
 
 #endif
 
-int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
-                              float *c, int64_t ldc, int accumulate)
+/* Every tile of c through all its blocks: the tile stays in L1 from one block to the next and is read from
+ * memory (accumulating) and written back once. With `rounded`, each tile's sums are made in a local tile and
+ * stored to it rounded to bf16 instead (c unused). */
+static void walk_tiles(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, tile_kernel tile,
+                       float *c, int64_t ldc, int accumulate, uint16_t *rounded, int64_t ldr)
 {
-    if (m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE)
-        return -1;
-    tile_kernel tile = choose(tiles);
-    /* tile by tile, each through all its blocks: the tile of c stays in L1 from one block to the next, and
-     * is read from memory (accumulating) and written back once */
+    float local[PANEL_ROWS * PANEL_COLS];
     for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {
         const uint32_t *bp = b + (j0 / PANEL_COLS) * pairs * PANEL_COLS;
         int cols = n - j0 < PANEL_COLS ? (int)(n - j0) : PANEL_COLS;
         for (int64_t i0 = 0; i0 < m; i0 += PANEL_ROWS) {
             const uint32_t *ap = a + (i0 / PANEL_ROWS) * pairs * PANEL_ROWS;
             int rows = m - i0 < PANEL_ROWS ? (int)(m - i0) : PANEL_ROWS;
+            float *at = rounded ? local : c + i0 * ldc + j0;
+            int64_t ld = rounded ? PANEL_COLS : ldc;
             for (int64_t k0 = 0; k0 < pairs || (k0 == 0 && !accumulate); k0 += BLOCK_PAIRS) {
                 int64_t block = pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS;
-                tile(block, ap + k0 * PANEL_ROWS, bp + k0 * PANEL_COLS, c + i0 * ldc + j0, ldc, rows, cols,
-                     k0 == 0 && !accumulate);
+                tile(block, ap + k0 * PANEL_ROWS, bp + k0 * PANEL_COLS, at, ld, rows, cols, k0 == 0 && !accumulate);
             }
+            if (rounded)
+                for (int r = 0; r < rows; r++)
+                    for (int j = 0; j < cols; j++) {
+                        float value = opemu_round_bf16(local[r * PANEL_COLS + j]);
+                        uint32_t bits;
+                        memcpy(&bits, &value, sizeof bits);
+                        rounded[(i0 + r) * ldr + j0 + j] = (uint16_t)(bits >> 16);
+                    }
         }
     }
+}
+
+int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
+                              float *c, int64_t ldc, int accumulate)
+{
+    if (m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE)
+        return -1;
+    walk_tiles(m, n, pairs, a, b, choose(tiles), c, ldc, accumulate, NULL, 0);
+    return 0;
+}
+
+int opemu_kernel_bf16_product_rounded(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b,
+                                      int tiles, uint16_t *c, int64_t ldc)
+{
+    if (m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE)
+        return -1;
+    walk_tiles(m, n, pairs, a, b, choose(tiles), NULL, 0, 0, c, ldc);
     return 0;
 }

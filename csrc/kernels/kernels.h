@@ -266,6 +266,12 @@ int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t i
 int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
                               float *c, int64_t ldc, int accumulate);
 
+/* The same product from +0, each element then rounded to bf16 (to nearest, ties to even) into c (bf16 bits, row
+ * pitch ldc). A NaN the sums make has its quiet bit set and nothing below bit 16 (the operands' NaNs are bf16s
+ * and the CPU's own has no payload), so rounding keeps it the NaN a cast gives. Returns as the above. */
+int opemu_kernel_bf16_product_rounded(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b,
+                                      int tiles, uint16_t *c, int64_t ldc);
+
 /* 1 when this CPU has the bf16 dot product instruction (AVX512_BF16). */
 int opemu_kernel_bf16_dot_available(void);
 

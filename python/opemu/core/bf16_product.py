@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from opemu.core import kernels, rounding
+from opemu.core import device, kernels, rounding
 
 # csrc/kernels/kernels.h's OPEMU_BF16_* (tests/test_kernels_bf16_product.py holds them equal): known here too, for
 # phase 1's layouts and the twin, which run without the library under OPEMU_KERNELS=numpy
@@ -91,13 +91,20 @@ def pack(matrix, width, panels, total_pairs, first_pair):
 
 
 def product(m, n, total_pairs, a_panels, b_panels, c, accumulate=False):
-    """c (m × n fp32 with unit column stride) = the product of packed operands, or c plus it."""
+    """c (m × n with unit column stride) = the product of packed operands, or c plus it: fp32, or bf16, which takes
+    the fp32 sums rounded to nearest, ties to even, as a cast of them would (and cannot accumulate)."""
     lib = kernels.lib()
     assert a_panels.size >= panel_words(m, 2 * total_pairs, PANEL_ROWS)
     assert b_panels.size >= panel_words(n, 2 * total_pairs, PANEL_COLS)
-    assert c.dtype == np.float32 and c.shape == (m, n) and c.strides[1] == 4
-    code = lib.opemu_kernel_bf16_product(m, n, total_pairs, kernels.uint32_pointer(a_panels),
-                                         kernels.uint32_pointer(b_panels), TILES, kernels.float_pointer(c),
-                                         c.strides[0] // 4, int(accumulate))
+    assert c.shape == (m, n) and c.strides[1] == c.itemsize
+    a, b = kernels.uint32_pointer(a_panels), kernels.uint32_pointer(b_panels)
+    if c.dtype == rounding.BF16:
+        assert not accumulate
+        code = lib.opemu_kernel_bf16_product_rounded(m, n, total_pairs, a, b, TILES,
+                                                     device.ffi.cast("uint16_t *", kernels.strided_address(c)),
+                                                     c.strides[0] // 2)
+    else:
+        assert c.dtype == np.float32
+        code = lib.opemu_kernel_bf16_product(m, n, total_pairs, a, b, TILES, kernels.float_pointer(c),
+                                             c.strides[0] // 4, int(accumulate))
     assert code == 0
-

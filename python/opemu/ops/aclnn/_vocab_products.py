@@ -87,10 +87,11 @@ class Widened:
     def weight_grad_shares(self, width):
         return vp.halves(width)
 
-    def weight_grad(self, lane, p0, p1):
+    def weight_grad(self, lane, p0, p1, out):
+        """out = columns [p0, p1) of the chunk's weightGrad, in out's (half) type."""
         dw = self.s["weight_grad"][p0:p1]
         blas.product(dw, self.s["g"][:, p0:p1].T, self.x)
-        return dw
+        np.copyto(out, dw, casting="unsafe")
 
 
 ROWS, COLS = bf16_product.PANEL_ROWS, bf16_product.PANEL_COLS
@@ -212,12 +213,17 @@ class Paired:
             halves.append(list(zip(cuts[:-1], cuts[1:])))
         return _alternately(*halves)
 
-    def weight_grad(self, lane, p0, p1):
+    def weight_grad(self, lane, p0, p1, out):
+        """out = columns [p0, p1) of the chunk's weightGrad in bf16: rounded by the kernel as it makes each tile, or
+        (the twin, or an out whose elements are not side by side) in the lane's fp32 buffer, then cast."""
         c0, c1 = self.chunk[lane]
-        dw = self.s["weight_grad"][lane][:(p1 - p0) * self.h].reshape(p1 - p0, self.h)
-        if not self.packed:
+        direct = self.packed and out.strides[1] == out.itemsize
+        dw = out if direct else self.s["weight_grad"][lane][:(p1 - p0) * self.h].reshape(p1 - p0, self.h)
+        if self.packed:
+            bt_pairs = bf16_product.pairs(self.bt)
+            bf16_product.product(p1 - p0, self.h, bt_pairs, self.s["g_pairs"][p0 * bt_pairs:],
+                                 self.s["input_pairs"], dw)
+        else:
             dw[...] = bf16_product.reference(self._g_whole(c1 - c0)[:, p0:p1].T, self.x)
-            return dw
-        bt_pairs = bf16_product.pairs(self.bt)
-        bf16_product.product(p1 - p0, self.h, bt_pairs, self.s["g_pairs"][p0 * bt_pairs:], self.s["input_pairs"], dw)
-        return dw
+        if not direct:
+            np.copyto(out, dw, casting="unsafe")

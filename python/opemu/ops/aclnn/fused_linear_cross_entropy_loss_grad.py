@@ -159,7 +159,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
                     operands.add_input_grad(lane, dx[r0:r1], g, r0, r1)
                 meet()   # G whole
                 for p0, p1 in operands.weight_grad_shares(c1 - c0)[lane::lanes]:
-                    np.copyto(v["weightGradOut"][c0 + p0:c0 + p1], operands.weight_grad(lane, p0, p1), casting="unsafe")
+                    operands.weight_grad(lane, p0, p1, v["weightGradOut"][c0 + p0:c0 + p1])
         vp.by_lanes(walk, lanes)
         np.copyto(v["inputGradOut"], dx, casting="unsafe")
 
