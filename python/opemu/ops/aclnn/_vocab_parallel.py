@@ -63,8 +63,9 @@ def by_lanes(walk, count):
 def halves(width, align=1):
     """A chunk's columns in two fixed parts, dealt to the lanes for the work they share out by columns: fixed,
     so that a GEMM's shape (which can decide its bits) does not depend on the thread count. The cut falls on a
-    multiple of `align` (whole panels of a packed operand)."""
-    cut = width // 2 // align * align
+    multiple of `align` (whole panels of a packed operand), at half the panels a product walks (a last, partial
+    one costs it as much as a whole one): 1024 columns of 12-column panels part 516 | 508, 43 panels each."""
+    cut = -(-width // align) // 2 * align
     return [(0, cut), (cut, width)]
 
 
