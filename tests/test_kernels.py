@@ -277,6 +277,21 @@ def test_invalid_kernel_choice_is_refused():
     assert "OPEMU_KERNELS=fast is not one of c, numpy" in result.stderr
 
 
+def test_threads_that_ask_for_the_kernels_first_at_once_all_get_them():
+    """A process whose first kernel call comes from several threads at once (a caller's own threads, or lanes):
+    one starts the bridge, the others wait for it instead of running the references."""
+    script = ("import threading\n"
+              "from opemu.core import kernels\n"
+              "found = []\n"
+              "threads = [threading.Thread(target=lambda: found.append(kernels.lib() is not None)) for _ in range(4)]\n"
+              "[thread.start() for thread in threads]\n"
+              "[thread.join() for thread in threads]\n"
+              "print(found)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=dict(os.environ, OPEMU_KERNELS="c"), timeout=120)
+    assert result.stdout.strip() == "[True, True, True, True]", result.stdout + result.stderr[-2000:]
+
+
 def test_oracle_tests_pass_with_the_numpy_references():
     """A CI-cheap subset: the torch oracle tests of every op that has a C kernel, references only."""
     tests = conftest.ROOT / "tests"

@@ -7,6 +7,7 @@ build). In a plain Python process (opemu.api, tests) the first use loads libopem
 this interpreter, which attaches the ffi as an operator call would."""
 import ctypes
 import os
+import threading
 
 import numpy as np
 
@@ -24,16 +25,20 @@ def _choice():
 
 USE_C = _choice() == "c"
 _tried = False
+_starting = threading.Lock()
 
 
 def lib():
-    """The cffi library holding the kernels, or None (use the NumPy reference)."""
+    """The cffi library holding the kernels, or None (use the NumPy reference). Threads that ask first at once
+    wait for the one that starts the bridge."""
     global _tried
     if not USE_C:
         return None
     if device.lib is None and not _tried:
-        _tried = True
-        _start_bridge()
+        with _starting:
+            if not _tried:
+                _start_bridge()
+                _tried = True
     return device.lib
 
 
