@@ -2,11 +2,13 @@
 
 Each operator runs through opemu.api (the kernel the C path runs, without the C calls around it),
 with its workspace allocated once and reused, as an app or a framework's caching allocator does.
-A floor is the operator's GEMMs alone on bf16 operands with fp32 sums, each timed twice, by PyTorch
-(oneDNN's bf16 GEMM) and by opemu's own bf16 product kernel (packed operands, a row half per core),
-and the faster of the two taken; fp32 GEMMs (NumPy's OpenBLAS), the floor before opemu had a bf16
-product, are printed for comparison. The peer is PyTorch CPU autograd of the same math (fp32 logits
-from the bf16 operands, as the kernel computes them)."""
+A floor is the operator's GEMMs as GEMM calls on bf16 operands with fp32 sums, the operands lying as
+the operator's do, each timed by PyTorch (oneDNN's bf16 GEMM) and by opemu's own bf16 product kernel
+(packing its operands, as any GEMM call does, then a row half per core), and the faster of the two
+taken. Printed beside: the kernel's products alone on operands packed beforehand (its inner loop, a
+bound no call reaches), and fp32 GEMMs (NumPy's OpenBLAS), the floor before opemu had a bf16 product.
+The peer is PyTorch CPU autograd of the same math (fp32 logits from the bf16 operands, as the kernel
+computes them)."""
 import threading
 import tracemalloc
 
@@ -59,42 +61,63 @@ def torch_autograd(x, w, target, grad):
     return step
 
 
-def torch_bf16_gemm(m, n, k):
-    """Seconds for an m × k by k × n bf16 GEMM in PyTorch (its output bf16)."""
+def operand(rows, columns, transposed, rng):
+    """A rows × columns bf16 operand lying row-major, or stored transposed (its .T view), of normal values (a small
+    random block repeated: a whole operand's float64 array would be several times as large)."""
+    block = (rng.standard_normal((256, 384)) * 0.5).astype(ml_dtypes.bfloat16)
+    shape = (columns, rows) if transposed else (rows, columns)
+    stored = np.resize(block, shape)
+    return stored.T if transposed else stored
+
+
+def torch_bf16_gemm(m, n, k, a_transposed, b_transposed):
+    """Seconds for an m × k by k × n bf16 GEMM in PyTorch (oneDNN; its output bf16), the operands lying as the
+    operator's do."""
     import torch
-    a, b = torch.randn(m, k).bfloat16(), torch.randn(k, n).bfloat16()
+    rng = np.random.default_rng(1)
+    a, b = (torch.from_numpy(np.ascontiguousarray(operand(r, c, t, rng)).view(np.uint16)).view(torch.bfloat16)
+            for r, c, t in ((m, k, a_transposed), (k, n, b_transposed)))
+    a, b = (a.T.contiguous().T if a_transposed else a), (b.T.contiguous().T if b_transposed else b)
     return median_seconds(lambda: a @ b, repeat=3)
 
 
-def opemu_bf16_gemm(m, n, k):
-    """Seconds for the same product by opemu's bf16 product kernel alone, on operands packed beforehand, the
-    rows in two halves on two threads (the kernel call releases the GIL)."""
+def opemu_bf16_gemm(m, n, k, a_transposed, b_transposed):
+    """(seconds for the same GEMM as a call to opemu's bf16 product kernel makes it, seconds for its products
+    alone) on two threads: a call packs its operands, lying as the operator's do, into the kernel's panels (each
+    thread half of A's rows and half of B's columns), then, once both are packed, each thread multiplies its half
+    of the rows (the kernel calls release the GIL). The products alone, on operands packed beforehand, are the
+    kernel's inner loop: a bound no GEMM call reaches."""
     rng = np.random.default_rng(1)
     pairs = bf16_product.pairs(k)
-    a = np.zeros(bf16_product.panel_words(m, k, bf16_product.PANEL_ROWS), np.uint32)
-    b = np.zeros(bf16_product.panel_words(n, k, bf16_product.PANEL_COLS), np.uint32)
-    for rows, panels, width in ((m, a, bf16_product.PANEL_ROWS), (n, b, bf16_product.PANEL_COLS)):
-        step = 384   # slices of whole panels either way (12 rows, 32 columns)
-        values = (rng.standard_normal((step, 256)) * 0.5).astype(ml_dtypes.bfloat16)
-        for r0 in range(0, rows, step):   # in slices: a whole operand's array would be as large again
-            part = np.resize(values, (min(step, rows - r0), k))
-            bf16_product.pack(part, width, panels[r0 * pairs:], pairs, 0)
+    a, b = operand(m, k, a_transposed, rng), operand(k, n, b_transposed, rng)
+    a_panels = np.zeros(bf16_product.panel_words(m, k, bf16_product.PANEL_ROWS), np.uint32)
+    b_panels = np.zeros(bf16_product.panel_words(n, k, bf16_product.PANEL_COLS), np.uint32)
     c = np.empty((m, n), np.float32)
-    cut = m // 2 // bf16_product.PANEL_ROWS * bf16_product.PANEL_ROWS
+    row_cut = m // 2 // bf16_product.PANEL_ROWS * bf16_product.PANEL_ROWS
+    column_cut = n // 2 // bf16_product.PANEL_COLS * bf16_product.PANEL_COLS
+    packed = threading.Barrier(2)
 
-    def half(r0, r1):
-        bf16_product.product(r1 - r0, n, pairs, a[r0 * pairs:], b, c[r0:r1])
+    def half(lane, pack):
+        r0, r1 = (0, row_cut) if lane == 0 else (row_cut, m)
+        if pack:
+            c0, c1 = (0, column_cut) if lane == 0 else (column_cut, n)
+            bf16_product.pack(a[r0:r1], bf16_product.PANEL_ROWS, a_panels[r0 * pairs:], pairs, 0)
+            bf16_product.pack(b.T[c0:c1], bf16_product.PANEL_COLS, b_panels[c0 * pairs:], pairs, 0)
+            packed.wait()
+        bf16_product.product(r1 - r0, n, pairs, a_panels[r0 * pairs:], b_panels, c[r0:r1])
 
-    def both():
-        other = threading.Thread(target=half, args=(cut, m))
+    def both(pack):
+        other = threading.Thread(target=half, args=(1, pack))
         other.start()
-        half(0, cut)
+        half(0, pack)
         other.join()
-    return median_seconds(both, repeat=3)
+    return median_seconds(lambda: both(True), repeat=3), median_seconds(lambda: both(False), repeat=3)
 
 
-def bf16_floor(m, n, k):
-    return min(torch_bf16_gemm(m, n, k), opemu_bf16_gemm(m, n, k))
+def bf16_floor(m, n, k, a_transposed, b_transposed):
+    """(the floor: the faster GEMM call, PyTorch's or opemu's kernel's; opemu's kernel alone)"""
+    call, products = opemu_bf16_gemm(m, n, k, a_transposed, b_transposed)
+    return min(torch_bf16_gemm(m, n, k, a_transposed, b_transposed), call), products
 
 
 def peak_extra_bytes(fn):
@@ -116,16 +139,21 @@ def main():
     g = logits  # any BT×V fp32 operand costs the same
     fp32 += [median_seconds(lambda: g @ w32, repeat=3), median_seconds(lambda: g.T @ x32, repeat=3)]
     del logits, g
-    gemm, dx, dw = bf16_floor(BT, V, H), bf16_floor(BT, H, V), bf16_floor(V, H, BT)
+    # the operators' GEMMs with their operands as they lie: input @ weightᵀ, G @ weight and Gᵀ @ input (G: BT × V)
+    (gemm, gemm_alone), (dx, dx_alone), (dw, dw_alone) = (
+        bf16_floor(BT, V, H, False, True), bf16_floor(BT, H, V, False, False), bf16_floor(V, H, BT, True, False))
 
     stats = online_max_sum(x, w, target)
     t = median_seconds(lambda: online_max_sum(x, w, target), repeat=3)
     row("FusedLinearOnlineMaxSum", t, "s", reference=gemm, reference_name="floor: one bf16 GEMM", ratio=1.10)
+    row("  (against its product alone)", t, "s", reference=gemm_alone, reference_name="bf16 kernel, prepacked")
     row("  (against one fp32 GEMM)", t, "s", reference=fp32[0], reference_name="fp32 GEMM")
 
     t = median_seconds(lambda: loss_grad(x, w, stats, grad), repeat=3)
     row("FusedLinearCrossEntropyLossGrad, memory-saving", t, "s", reference=gemm + dx + dw,
         reference_name="floor: three bf16 GEMMs", ratio=1.10)
+    row("  (against its three products alone)", t, "s", reference=gemm_alone + dx_alone + dw_alone,
+        reference_name="bf16 kernel, prepacked")
     row("  (against three fp32 GEMMs)", t, "s", reference=sum(fp32), reference_name="fp32 GEMMs")
     peer = median_seconds(torch_autograd(x, w, target, grad), repeat=3)
     row("FusedLinearCrossEntropyLossGrad, memory-saving", t, "s", reference=peer,
@@ -140,4 +168,6 @@ def main():
     t = median_seconds(lambda: loss_grad(x, w, stats, grad, softmax=softmax), repeat=3)
     row("FusedLinearCrossEntropyLossGrad, high-performance", t, "s", reference=dx + dw,
         reference_name="floor: two bf16 GEMMs", ratio=1.10)
+    row("  (against its two products alone)", t, "s", reference=dx_alone + dw_alone,
+        reference_name="bf16 kernel, prepacked")
     row("  (against two fp32 GEMMs)", t, "s", reference=fp32[1] + fp32[2], reference_name="fp32 GEMMs")
