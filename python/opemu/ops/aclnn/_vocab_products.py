@@ -29,9 +29,9 @@ def for_dtype(half):
 def _alternately(first, second):
     """The pieces of two halves, listed in turn so that of two lanes (lane i takes pieces i, i + lanes, ...) lane 0
     takes the second half, the one with a last, partial panel, and lane 1 the first; any other number of lanes
-    takes them all the same. Lane 0 runs on the calling thread, and this way round the three operators' calls
-    came out 0.5-2.6 % faster (medians of 5-8 interleaved calls): the waits at the meets moved to lane 1, so the
-    calling thread gets through the same work sooner on this host; why, it did not show."""
+    takes them all the same. Lane 0 runs on the calling thread; this way round the three operators' calls came out
+    0.5-2.6 % faster (medians of 5-8 interleaved calls), and the waits at the meets moved to lane 1 (the design
+    notes, stop 30)."""
     return [piece for pair in zip(second, first) for piece in pair] + second[len(first):] + first[len(second):]
 
 
