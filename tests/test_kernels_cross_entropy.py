@@ -295,3 +295,14 @@ def test_bf16_weight_grad_is_the_same_in_an_output_whose_elements_are_strided():
     strided = np.full((w.shape[0], 2 * w.shape[1]), np.nan, BF16)[:, ::2]
     loss_grad(x, w, stats, None, weightGradOut=strided)
     assert strided.tobytes() == dense.tobytes()
+
+
+def test_bf16_weight_grad_into_an_output_whose_rows_overlap_completes():
+    """An output described with a row stride of 0 (every row the same memory) takes the buffer and the cast, as
+    NumPy writes it, instead of the kernel, which needs rows apart: the call completes, inputGrad as ever."""
+    x, w, target = shard(bt=80, h=40, v=700, seed=6)
+    stats = online_max_sum(x, w, target)
+    dense = loss_grad(x, w, stats, None)
+    overlapping = np.lib.stride_tricks.as_strided(np.zeros((1, w.shape[1]), BF16), w.shape, (0, 2))
+    outs = loss_grad(x, w, stats, None, weightGradOut=overlapping)
+    assert outs["inputGradOut"].tobytes() == dense["inputGradOut"].tobytes()
