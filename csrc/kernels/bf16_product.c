@@ -160,9 +160,10 @@ int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t i
     if ((width != PANEL_ROWS && width != PANEL_COLS) || count < 0 || inner < 0 || first_pair < 0 ||
         first_pair + (inner + 1) / 2 > pairs)
         return -1;
-    int pair_rows = 0;
+    int vectors = 0, pair_rows = 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    pair_rows = vectors_pack() && inner_stride != 1 && count_stride == 1;
+    vectors = vectors_pack();
+    pair_rows = vectors && inner_stride != 1 && count_stride == 1;
     if (pair_rows)
         pack_pair_rows(src, source, count, inner, inner_stride, width, pairs, panels + first_pair * width);
 #endif
@@ -170,7 +171,7 @@ int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t i
         uint32_t *panel = panels + (j0 / width) * pairs * width + first_pair * width;
         int64_t real = count - j0 < width ? count - j0 : width, from = pair_rows ? inner / 2 : 0;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        if (vectors_pack() && !pair_rows)
+        if (vectors && !pair_rows)
             from = pack_vectors(src, source, j0, real, inner, count_stride, inner_stride, width, panel);
 #endif
         pack_plainly(src, source, j0, real, inner, count_stride, inner_stride, width, from, panel);
@@ -237,8 +238,6 @@ PORTABLE_CLONES static void tile_portable(int64_t pairs, const uint32_t *a, cons
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
 #define UNROLLED _Pragma("GCC unroll 16")
 
 /* The vector tiles: PANEL_ROWS × VECS accumulators in registers. PREPARE_B turns a vector of B words into
@@ -363,10 +362,16 @@ static void walk_tiles(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, c
     }
 }
 
+/* What both entries refuse: a negative size, rows of c that overlap, or a `tiles` of no kind. */
+static int refused(int64_t m, int64_t n, int64_t pairs, int64_t ldc, int tiles)
+{
+    return m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE;
+}
+
 int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
                               float *c, int64_t ldc, int accumulate)
 {
-    if (m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE)
+    if (refused(m, n, pairs, ldc, tiles))
         return -1;
     walk_tiles(m, n, pairs, a, b, choose(tiles), c, ldc, accumulate, NULL, 0);
     return 0;
@@ -375,7 +380,7 @@ int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_
 int opemu_kernel_bf16_product_rounded(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b,
                                       int tiles, uint16_t *c, int64_t ldc)
 {
-    if (m < 0 || n < 0 || pairs < 0 || ldc < n || tiles < OPEMU_BF16_TILES_BEST || tiles > OPEMU_BF16_TILES_PORTABLE)
+    if (refused(m, n, pairs, ldc, tiles))
         return -1;
     walk_tiles(m, n, pairs, a, b, choose(tiles), NULL, 0, 0, c, ldc);
     return 0;

@@ -90,13 +90,18 @@ def pack(matrix, width, panels, total_pairs, first_pair):
     assert code == 0
 
 
+def writes_into(c):
+    """Whether `product` can write c as it lies: its elements side by side and its rows apart."""
+    return c.strides[1] == c.itemsize and c.strides[0] >= c.shape[1] * c.itemsize
+
+
 def product(m, n, total_pairs, a_panels, b_panels, c, accumulate=False):
-    """c (m × n with unit column stride) = the product of packed operands, or c plus it: fp32, or bf16, which takes
-    the fp32 sums rounded to nearest, ties to even, as a cast of them would (and cannot accumulate)."""
+    """c (m × n, writes_into) = the product of packed operands, or c plus it: fp32, or bf16, which takes the fp32
+    sums rounded to nearest, ties to even, as a cast of them would (and cannot accumulate)."""
     lib = kernels.lib()
     assert a_panels.size >= panel_words(m, 2 * total_pairs, PANEL_ROWS)
     assert b_panels.size >= panel_words(n, 2 * total_pairs, PANEL_COLS)
-    assert c.shape == (m, n) and c.strides[1] == c.itemsize
+    assert c.shape == (m, n) and writes_into(c)
     a, b = kernels.uint32_pointer(a_panels), kernels.uint32_pointer(b_panels)
     if c.dtype == rounding.BF16:
         assert not accumulate

@@ -221,7 +221,7 @@ class Paired:
         (the twin, or an out whose elements are not side by side or whose rows overlap) in the lane's fp32 buffer,
         then cast."""
         c0, c1 = self.chunk[lane]
-        direct = self.packed and out.strides[1] == out.itemsize and out.strides[0] >= out.shape[1] * out.itemsize
+        direct = self.packed and bf16_product.writes_into(out)
         dw = out if direct else self.s["weight_grad"][lane][:(p1 - p0) * self.h].reshape(p1 - p0, self.h)
         if self.packed:
             bt_pairs = bf16_product.pairs(self.bt)
