@@ -98,7 +98,9 @@ PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0,
 {
     int64_t whole = inner / 2, done = 0;
     if (inner_stride == 1) {
-        /* 16 rows × 16 pairs at a time, transposed in registers */
+        /* 16 rows × 16 pairs at a time, transposed in registers; a group of 16 rows along their whole length
+         * before the next group: 16 runs the hardware prefetcher follows. Both of a panel's groups at once
+         * (32 rows, a line of each per step) read a cold 32000 × 1024 weight at half the speed: 11 -> 6 ms. */
         __m512i high_halves = _mm512_setzero_si512();
         if (source == OPEMU_BF16_FROM_FLOAT) {
             uint16_t index[32];
@@ -106,18 +108,20 @@ PACK_TARGET static int64_t pack_vectors(const void *src, int source, int64_t j0,
                 index[2 * i] = (uint16_t)(4 * i + 1), index[2 * i + 1] = (uint16_t)(4 * i + 3);
             high_halves = _mm512_loadu_si512(index);
         }
-        for (; done + 16 <= whole; done += 16)
-            for (int g = 0; g < width; g += 16) {
-                int rows = width - g < 16 ? width - g : 16;
+        done = whole - whole % 16;
+        for (int g = 0; g < width; g += 16) {
+            int rows = width - g < 16 ? width - g : 16;
+            for (int64_t p = 0; p < done; p += 16) {
                 __m512i r[16], out[16];
                 for (int i = 0; i < 16; i++)
-                    r[i] = g + i < real ? row_words(src, source, high_halves, (j0 + g + i) * count_stride + 2 * done)
+                    r[i] = g + i < real ? row_words(src, source, high_halves, (j0 + g + i) * count_stride + 2 * p)
                                         : _mm512_setzero_si512();
                 opemu_transpose16(r, out);
                 for (int i = 0; i < 16; i++)
-                    _mm512_mask_storeu_epi32(panel + (done + i) * width + g, (__mmask16)((1u << rows) - 1),
+                    _mm512_mask_storeu_epi32(panel + (p + i) * width + g, (__mmask16)((1u << rows) - 1),
                                              flush_vector(out[i]));
             }
+        }
     }
     return done;
 }
