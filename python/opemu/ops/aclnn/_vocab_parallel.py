@@ -105,9 +105,10 @@ def to_f32_transposed(source, target):
 
 
 def local_target_columns(masked_target, inside, width, op):
-    """Rows whose target lies in this shard, and the local column of each. The kernel addresses
-    column maskedTarget[i] of row i without a bound check; a column beyond the row would be
-    another row's or another buffer's memory, which opemu treats as an access fault."""
+    """Each row's local vocabulary column: its target's where the target lies in this shard, else -1. The
+    kernel addresses column maskedTarget[i] of row i without a bound check; a column beyond the row would be
+    another row's or another buffer's memory, which opemu treats as an access fault. A tile whose first
+    column is c0 finds its rows' targets at these minus c0 (none where that falls outside the tile)."""
     rows = np.nonzero(inside)[0]
     columns = masked_target[rows].astype(np.int64)
     stray = (columns < 0) | (columns >= width)
@@ -116,16 +117,9 @@ def local_target_columns(masked_target, inside, width, op):
         raise device.DeviceFault(status.ACL["ACL_ERROR_RT_AICORE_EXCEPTION"],
                                  "%s: maskedTarget[%d] = %d addresses outside the %d local vocabulary columns"
                                  % (op, i, int(masked_target[i]), width))
-    return rows, columns
-
-
-def tile_targets(rows, columns, r0, r1, c0, c1):
-    """Per row of the tile [r0, r1) × [c0, c1): the tile column of its target, or -1 (rows, columns: as
-    local_target_columns gives them)."""
-    target = np.full(r1 - r0, -1, np.int64)
-    here = (rows >= r0) & (rows < r1) & (columns >= c0) & (columns < c1)
-    target[rows[here] - r0] = columns[here] - c0
-    return target
+    column = np.full(len(masked_target), -1, np.int64)
+    column[rows] = columns
+    return column
 
 
 def _kernel_ready(tile):
@@ -177,7 +171,7 @@ def online_statistics(logits, running_max, running_sum):
 def gradient_tile(g, softmax, maximum, reciprocal, target, grad, half, scratch):
     """aclnnFusedLinearCrossEntropyLossGrad's gradient tile G, in place in the fp32 tile g: exp(g - maximum) *
     reciprocal (memory-saving; g holds the logits) or a copy of the softmax tile (high-performance); 1
-    taken off at each row's target column (tile_targets; none where it lies outside the tile); times grad;
+    taken off at each row's target column (none where it lies outside the tile); times grad;
     rounded to `half`. maximum, reciprocal, target, grad: one per row of the tile. `scratch`:
     round_in_place's, SLAB_ROWS rows."""
     lib = _kernel_ready(g)

@@ -127,7 +127,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
         dx[...] = 0
         grad = v["grad"].astype(np.float32)
         inside = ~vp.outside_shard(v["targetMask"], bt)
-        target_rows, target_columns = vp.local_target_columns(v["maskedTarget"], inside, vocab, self.name)
+        target_column = vp.local_target_columns(v["maskedTarget"], inside, vocab, self.name)
         softmax = v.get("softmaxOptional")
         row_max = reciprocal = None   # high-performance mode reads neither
         if softmax is None:
@@ -154,7 +154,7 @@ class FusedLinearCrossEntropyLossGrad(AclnnOp):
                     vp.gradient_tile(g, None if softmax is None else softmax[r0:r1, c0:c1],
                                      None if row_max is None else row_max[r0:r1],
                                      None if reciprocal is None else reciprocal[r0:r1],
-                                     vp.tile_targets(target_rows, target_columns, r0, r1, c0, c1), grad[r0:r1],
+                                     target_column[r0:r1] - c0, grad[r0:r1],
                                      half, s["round"][lane])
                     operands.add_input_grad(lane, dx[r0:r1], g, r0, r1)
                 meet()   # G whole

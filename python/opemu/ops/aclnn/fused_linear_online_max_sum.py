@@ -127,13 +127,11 @@ class FusedLinearOnlineMaxSum(AclnnOp):
         rounded = _products.line() != "950"  # matmul output in the input dtype (see the module doc)
         s = a.scratch.carve(workspace)
         n = a.weight.shape[0]
-        rows_in_shard, columns = vp.local_target_columns(masked, ~outside, n, self.name)
+        target_column = vp.local_target_columns(masked, ~outside, n, self.name)
         vpl = v.get("vocabParallelLogitsOutOptional")
         running_max = np.full(m, -np.inf, np.float32)
         running_sum = np.zeros(m, np.float32)
         target_logit = np.zeros(m, np.float32)
-        target_column = np.full(m, -1, np.int64)   # each row's local vocabulary column, -1 outside the shard
-        target_column[rows_in_shard] = columns
         chunk = vp.tile(m, n)[0]
         products = products_for(half)
         blocks = products.row_blocks(m, n)
