@@ -133,7 +133,7 @@ int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, in
     return 0;
 }
 
-/* A softmax tile is a short run (a chunk's 2 KiB) a row of the whole BT x V matrix apart: too short for the
+/* A softmax tile's row is a short run (a chunk's 2-4 KiB) a row of the whole BT x V matrix apart: too short for the
  * hardware's stream prefetch, so each row asks for the one this many rows ahead. */
 enum { SOFTMAX_AHEAD = 2 };
 
@@ -145,10 +145,17 @@ INLINE void gradient_rows(int softmax_given, int round_bf16, float *g, int64_t r
     for (int64_t r = 0; r < rows; r++) {
         float *row = g + r * ld;
         if (softmax_given) {
-            if (r + SOFTMAX_AHEAD < rows)
-                for (int64_t j = 0; j < columns; j += 16)
-                    __builtin_prefetch(softmax + (r + SOFTMAX_AHEAD) * softmax_ld + j);
-            memcpy(row, softmax + r * softmax_ld, (size_t)columns * sizeof(float));
+            /* the row ahead a line beside each line copied: all its lines asked for at once, at the row's start,
+             * filled the core's miss buffers (high-performance FLCE, medians of 8 and 10 interleaved calls:
+             * 681.6 -> 673.9 and 703.4 -> 678.3 ms) */
+            const float *source = softmax + r * softmax_ld;
+            const int fetch = r + SOFTMAX_AHEAD < rows;
+            const float *ahead = fetch ? source + SOFTMAX_AHEAD * softmax_ld : source;
+            for (int64_t j = 0; j < columns; j += 16) {
+                if (fetch)
+                    __builtin_prefetch(ahead + j);
+                memcpy(row + j, source + j, (size_t)(columns - j < 16 ? columns - j : 16) * sizeof(float));
+            }
         }
         else {
             const float m = maximum[r], scale = reciprocal[r];
