@@ -47,6 +47,23 @@ def median_seconds(fn, repeat=5, warmup=1):
     return statistics.median(times)
 
 
+def alternating_medians(sides, rounds=5, warmup=1):
+    """{name: median seconds} of the callables in `sides`, run in turn, one call each a round (the order reversed
+    every other round): a drift of the host while they are measured falls on every side alike instead of on one
+    side of a ratio. For calls long beside the pools' spinning after them (IDLE_SECONDS)."""
+    for fn in sides.values():
+        for _ in range(warmup):
+            fn()
+    times = {name: [] for name in sides}
+    order = list(sides)
+    for r in range(rounds):
+        for name in order if r % 2 == 0 else reversed(order):
+            start = time.perf_counter()
+            sides[name]()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
 RESULTS = []  # every row of this process, for bench.py's ranges, JSON and plot
 SECTION = [""]  # the section now running (bench.py sets it)
 

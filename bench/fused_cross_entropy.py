@@ -8,14 +8,16 @@ the operator's do, each timed by PyTorch (oneDNN's bf16 GEMM) and by opemu's own
 taken. Printed beside: the kernel's products alone on operands packed beforehand (its inner loop, a
 bound no call reaches), and fp32 GEMMs (NumPy's OpenBLAS), the floor before opemu had a bf16 product.
 The peer is PyTorch CPU autograd of the same math (fp32 logits from the bf16 operands, as the kernel
-computes them)."""
+computes them). The operators and the floors' calls are timed in turn, one call each a round (medians of
+five), so that the host's drift over the seconds between them lands on both sides of each ratio."""
 import threading
+import time
 import tracemalloc
 
 import ml_dtypes
 import numpy as np
 
-from common import median_seconds, row
+from common import IDLE_SECONDS, alternating_medians, median_seconds, row
 from opemu import api
 from opemu.core import bf16_product
 
@@ -71,22 +73,22 @@ def operand(rows, columns, transposed, rng):
 
 
 def torch_bf16_gemm(m, n, k, a_transposed, b_transposed):
-    """Seconds for an m × k by k × n bf16 GEMM in PyTorch (oneDNN; its output bf16), the operands lying as the
-    operator's do."""
+    """An m × k by k × n bf16 GEMM call in PyTorch (oneDNN; its output bf16), the operands lying as the operator's
+    do."""
     import torch
     rng = np.random.default_rng(1)
     a, b = (torch.from_numpy(np.ascontiguousarray(operand(r, c, t, rng)).view(np.uint16)).view(torch.bfloat16)
             for r, c, t in ((m, k, a_transposed), (k, n, b_transposed)))
     a, b = (a.T.contiguous().T if a_transposed else a), (b.T.contiguous().T if b_transposed else b)
-    return median_seconds(lambda: a @ b, repeat=3)
+    return lambda: a @ b
 
 
 def opemu_bf16_gemm(m, n, k, a_transposed, b_transposed):
-    """(seconds for the same GEMM as a call to opemu's bf16 product kernel makes it, seconds for its products
-    alone) on two threads: a call packs its operands, lying as the operator's do, into the kernel's panels (each
-    thread half of A's rows and half of B's columns), then, once both are packed, each thread multiplies its half
-    of the rows (the kernel calls release the GIL). The products alone, on operands packed beforehand, are the
-    kernel's inner loop: a bound no GEMM call reaches."""
+    """(the same GEMM as a call to opemu's bf16 product kernel makes it, its products alone) on two threads: a call
+    packs its operands, lying as the operator's do, into the kernel's panels (each thread half of A's rows and half
+    of B's columns), then, once both are packed, each thread multiplies its half of the rows (the kernel calls
+    release the GIL). The products alone, on operands packed beforehand, are the kernel's inner loop: a bound no
+    GEMM call reaches."""
     rng = np.random.default_rng(1)
     pairs = bf16_product.pairs(k)
     a, b = operand(m, k, a_transposed, rng), operand(k, n, b_transposed, rng)
@@ -111,13 +113,8 @@ def opemu_bf16_gemm(m, n, k, a_transposed, b_transposed):
         other.start()
         half(0, pack)
         other.join()
-    return median_seconds(lambda: both(True), repeat=3), median_seconds(lambda: both(False), repeat=3)
-
-
-def bf16_floor(m, n, k, a_transposed, b_transposed):
-    """(the floor: the faster GEMM call, PyTorch's or opemu's kernel's; opemu's kernel alone)"""
-    call, products = opemu_bf16_gemm(m, n, k, a_transposed, b_transposed)
-    return min(torch_bf16_gemm(m, n, k, a_transposed, b_transposed), call), products
+    both(True)   # panels for the products alone
+    return lambda: both(True), lambda: both(False)
 
 
 def peak_extra_bytes(fn):
@@ -138,36 +135,49 @@ def main():
     fp32 = [median_seconds(lambda: np.matmul(x32, w32.T, out=logits), repeat=3)]
     g = logits  # any BT×V fp32 operand costs the same
     fp32 += [median_seconds(lambda: g @ w32, repeat=3), median_seconds(lambda: g.T @ x32, repeat=3)]
-    del logits, g
-    # the operators' GEMMs with their operands as they lie: input @ weightᵀ, G @ weight and Gᵀ @ input (G: BT × V)
-    (gemm, gemm_alone), (dx, dx_alone), (dw, dw_alone) = (
-        bf16_floor(BT, V, H, False, True), bf16_floor(BT, H, V, False, False), bf16_floor(V, H, BT, True, False))
-
     stats = online_max_sum(x, w, target)
-    t = median_seconds(lambda: online_max_sum(x, w, target), repeat=3)
-    row("FusedLinearOnlineMaxSum", t, "s", reference=gemm, reference_name="floor: one bf16 GEMM", ratio=1.10)
-    row("  (against its product alone)", t, "s", reference=gemm_alone, reference_name="bf16 kernel, prepacked")
-    row("  (against one fp32 GEMM)", t, "s", reference=fp32[0], reference_name="fp32 GEMM")
+    softmax = logits   # high-performance mode's input, made in place from the fp32 logits
+    np.exp(np.subtract(logits, stats["logitsMaxLocalOut"][:, None], out=softmax), out=softmax)
+    softmax /= stats["sumExpLogitsLocalOut"][:, None]
+    del x32, w32, logits, g
+    time.sleep(IDLE_SECONDS)   # OpenBLAS's pool asleep before the alternating calls
 
-    t = median_seconds(lambda: loss_grad(x, w, stats, grad), repeat=3)
-    row("FusedLinearCrossEntropyLossGrad, memory-saving", t, "s", reference=gemm + dx + dw,
-        reference_name="floor: three bf16 GEMMs", ratio=1.10)
-    row("  (against its three products alone)", t, "s", reference=gemm_alone + dx_alone + dw_alone,
+    # the operators' GEMMs with their operands as they lie: input @ weightᵀ, G @ weight and Gᵀ @ input (G: BT × V);
+    # each floor the faster call, PyTorch's or opemu's kernel's
+    gemms = {"logits": (BT, V, H, False, True), "dx": (BT, H, V, False, False), "dw": (V, H, BT, True, False)}
+    sides = {"online max-sum": lambda: online_max_sum(x, w, target),
+             "memory-saving": lambda: loss_grad(x, w, stats, grad),
+             "high-performance": lambda: loss_grad(x, w, stats, grad, softmax=softmax)}
+    for name, shape in gemms.items():
+        sides[name + " torch"] = torch_bf16_gemm(*shape)
+        sides[name + " call"], sides[name + " alone"] = opemu_bf16_gemm(*shape)
+    t = alternating_medians(sides)
+    del sides
+    floor = {name: min(t[name + " torch"], t[name + " call"]) for name in gemms}
+    alone = {name: t[name + " alone"] for name in gemms}
+
+    row("FusedLinearOnlineMaxSum", t["online max-sum"], "s", reference=floor["logits"],
+        reference_name="floor: one bf16 GEMM", ratio=1.10)
+    row("  (against its product alone)", t["online max-sum"], "s", reference=alone["logits"],
         reference_name="bf16 kernel, prepacked")
-    row("  (against three fp32 GEMMs)", t, "s", reference=sum(fp32), reference_name="fp32 GEMMs")
+    row("  (against one fp32 GEMM)", t["online max-sum"], "s", reference=fp32[0], reference_name="fp32 GEMM")
+
+    row("FusedLinearCrossEntropyLossGrad, memory-saving", t["memory-saving"], "s", reference=sum(floor.values()),
+        reference_name="floor: three bf16 GEMMs", ratio=1.10)
+    row("  (against its three products alone)", t["memory-saving"], "s", reference=sum(alone.values()),
+        reference_name="bf16 kernel, prepacked")
+    row("  (against three fp32 GEMMs)", t["memory-saving"], "s", reference=sum(fp32), reference_name="fp32 GEMMs")
     peer = median_seconds(torch_autograd(x, w, target, grad), repeat=3)
-    row("FusedLinearCrossEntropyLossGrad, memory-saving", t, "s", reference=peer,
+    row("FusedLinearCrossEntropyLossGrad, memory-saving", t["memory-saving"], "s", reference=peer,
         reference_name="peer: torch CPU autograd", ratio=0.8)
     peak = peak_extra_bytes(lambda: loss_grad(x, w, stats, grad, workspace=None))  # its own workspace
     outputs = (BT * H + V * H) * 2
     row("  peak extra memory (workspace + temporaries)", (peak - outputs) / 2 ** 20, "MiB",
         target=0.1 * BT * V * 4 / 2 ** 20)
 
-    row_max, sums = stats["logitsMaxLocalOut"], stats["sumExpLogitsLocalOut"]
-    softmax = np.exp((x32 @ w32.T) - row_max[:, None]) / sums[:, None]
-    t = median_seconds(lambda: loss_grad(x, w, stats, grad, softmax=softmax), repeat=3)
-    row("FusedLinearCrossEntropyLossGrad, high-performance", t, "s", reference=dx + dw,
-        reference_name="floor: two bf16 GEMMs", ratio=1.10)
-    row("  (against its two products alone)", t, "s", reference=dx_alone + dw_alone,
+    row("FusedLinearCrossEntropyLossGrad, high-performance", t["high-performance"], "s",
+        reference=floor["dx"] + floor["dw"], reference_name="floor: two bf16 GEMMs", ratio=1.10)
+    row("  (against its two products alone)", t["high-performance"], "s", reference=alone["dx"] + alone["dw"],
         reference_name="bf16 kernel, prepacked")
-    row("  (against two fp32 GEMMs)", t, "s", reference=fp32[1] + fp32[2], reference_name="fp32 GEMMs")
+    row("  (against two fp32 GEMMs)", t["high-performance"], "s", reference=fp32[1] + fp32[2],
+        reference_name="fp32 GEMMs")
