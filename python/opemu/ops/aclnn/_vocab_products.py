@@ -18,7 +18,9 @@ import numpy as np
 from opemu.core import bf16_product, blas, kernels, rounding
 from opemu.ops.aclnn import _vocab_parallel as vp
 
-PAIRED_BLOCK_ROWS = 252   # a 252 × 512 fp32 tile stays in a core's L2 for the epilogue; a multiple of 12 panel rows
+# rows of a block, a multiple of 12 panel rows: FusedLinearOnlineMaxSum's 252 × 512 fp32 tile stays in a core's L2
+# for the epilogue; FLCE's 1024 columns wide do not, yet its blocks of 132 or 180 rows were no faster (stop 31)
+PAIRED_BLOCK_ROWS = 252
 WEIGHT_GRAD_PIECE = 96    # columns of a chunk's weightGrad made at a time (8 panels), into a lane's fp32 buffer
 
 
