@@ -99,11 +99,12 @@ def available(dtype):
 def single_threaded():
     """While any caller is inside this block, every GEMM runs on its caller's thread alone: for callers that
     give each core GEMMs of their own. OpenBLAS's thread count is process-wide (its _local setter too, in the
-    pthreads build NumPy bundles), so the first caller in sets it and the last one out restores it. OpenBLAS
-    splits rows and columns over its threads, never an element's sum, so within one of its K blocks the bits
-    do not depend on it (tests/test_kernels_blas.py holds that); a longer K its threaded driver may cut at
-    other points (measured here: K = 460 to 1180 mostly differ in their last bits, 640 and 1024 do not), so
-    a caller whose bits must not depend on the thread count stays in this block for all its GEMMs."""
+    pthreads build NumPy bundles), so the first caller in sets it and the last one out restores it. Whether
+    the pool gives a product the bits of the caller's thread alone depends on the kernels OpenBLAS picked: its
+    SkylakeX kernels do within one K block, its Haswell kernels sum a tile's edge in another order than a full
+    tile, so a product's bits change with where the threads cut its rows and columns. A caller whose bits must
+    not depend on the thread count therefore stays in this block for all its GEMMs (tests/test_kernels_blas.py
+    holds that a GEMM here has the same bits on every lane)."""
     global _single_users, _threads_before
     available(np.float32)
     if _set_threads is None:

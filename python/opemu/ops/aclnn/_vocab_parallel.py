@@ -54,8 +54,8 @@ def by_lanes(walk, count):
     (they are the lane's, and its epilogues then find their tile in the core's own cache); meet() waits for
     the other lanes (parallel.together). The caller runs no pooled GEMMs in between: OpenBLAS's pool spins
     on the cores for a while after each call, which slows the lanes' GEMMs by half. One lane's GEMMs run
-    single-threaded too: OpenBLAS cuts a K between one and two of its K blocks at another point when threaded,
-    which would make the bits depend on the thread count."""
+    single-threaded too: where OpenBLAS's threads cut a product can change its bits (blas.single_threaded),
+    which would make them depend on the thread count."""
     with blas.single_threaded():
         parallel.together(walk, count)
 
