@@ -13,7 +13,7 @@
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 /* cudaMalloc guarantees 256-byte alignment; the mapped size is rounded to that granule. Starts are
- * 512-byte aligned, as the device allocator places them (issue 16: clients assume more than 256). */
+ * 512-byte aligned, as the device allocator places them: clients assume more than the documented 256. */
 #define MC_MALLOC_GRANULE 256
 #define MC_MALLOC_ALIGNMENT 512
 

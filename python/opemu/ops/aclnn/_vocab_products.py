@@ -19,7 +19,7 @@ from opemu.core import bf16_product, blas, kernels, rounding
 from opemu.ops.aclnn import _vocab_parallel as vp
 
 # rows of a block, a multiple of 12 panel rows: FusedLinearOnlineMaxSum's 252 × 512 fp32 tile stays in a core's L2
-# for the epilogue; FLCE's 1024 columns wide do not, yet its blocks of 132 or 180 rows were no faster (stop 31)
+# for the epilogue; FLCE's 1024 columns wide do not, yet its blocks of 132 or 180 rows were no faster
 PAIRED_BLOCK_ROWS = 252
 WEIGHT_GRAD_PIECE = 96    # columns of a chunk's weightGrad made at a time (8 panels), into a lane's fp32 buffer
 
@@ -32,8 +32,7 @@ def _alternately(first, second):
     """The pieces of two halves, listed in turn so that of two lanes (lane i takes pieces i, i + lanes, ...) lane 0
     takes the second half, the one with a last, partial panel, and lane 1 the first; any other number of lanes
     takes them all the same. Lane 0 runs on the calling thread; this way round the three operators' calls came out
-    0.5-2.6 % faster (medians of 5-8 interleaved calls), and the waits at the meets moved to lane 1 (the design
-    notes, stop 30)."""
+    0.5-2.6 % faster (medians of 5-8 interleaved calls), and the waits at the meets moved to lane 1."""
     return [piece for pair in zip(second, first) for piece in pair] + second[len(first):] + first[len(second):]
 
 
