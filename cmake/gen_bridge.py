@@ -2,8 +2,8 @@
 
 The prototypes in include/ (plus the aclnnop headers generated from cmake/surface, see
 surface.py) are the single source. This script preprocesses them, reads every declared function,
-asks the compiled C core (through `nm`) which of them C defines, reads the explicit list of
-Python-implemented entry points (python/opemu/implemented.py), and writes:
+asks the compiled C core (through `nm`) which of them C defines, reads the explicit lists of
+Python-implemented entry points (python/opemu/implemented.py and the aclnn folders' lists), and writes:
 
   impl_names.h      (a first pass, before the C core compiles: --impl-names) `#define X
                     opemu_impl_X` for every entry point, force-included into the core, so C
@@ -509,8 +509,9 @@ def name_functions(tables):
 
 
 def python_entry_points(path):
-    """The explicit list (python/opemu/implemented.py), read as data: the build has no numpy."""
-    namespace = {}
+    """The explicit lists (python/opemu/implemented.py, which reads the aclnn vendor folders' lists beside it),
+    read as data: the build has no numpy."""
+    namespace = {"__file__": os.path.abspath(path)}
     with open(path) as f:
         exec(compile(f.read(), path, "exec"), namespace)
     return namespace["python_entry_points"]()

@@ -10,8 +10,8 @@ import numpy as np
 
 from opemu.core import checks, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _promotion as P
-from opemu.ops.aclnn import _rowwise
+from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common import rowwise as _rowwise
 
 SOFTMAXABLE = P.per_product("FLOAT FLOAT16 DOUBLE", "BF16")
 

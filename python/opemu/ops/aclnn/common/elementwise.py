@@ -12,7 +12,8 @@ import numpy as np
 
 from opemu.core import checks, dtypes, kernels, parallel, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn import declared
+from opemu.ops.aclnn.common import promotion as P
 
 
 class Elementwise(AclnnOp):
@@ -158,13 +159,57 @@ def _one_write_per_location(shape, strides):
     return tuple(slice(-1, None) if r else slice(None) for r in repeated)
 
 
-def make(name, params, kernel, in_dtypes, target="out", **fields):
-    """Registers one table row as an operator class (aclnn<name>)."""
-    pairs = tuple(tuple(p.split(":")) for p in params.split())
-    tensors = tuple(n for n, kind in pairs if kind == "T")
-    inplace = target == pairs[0][0]
-    body = dict(name="aclnn" + name, params=pairs, target=target, inplace=inplace,
-                inputs=tensors, outputs=(target,), kernel=staticmethod(kernel), in_dtypes=staticmethod(in_dtypes))
-    for key, value in fields.items():
-        body[key] = staticmethod(value) if callable(value) else value
-    return type(name, (Elementwise,), body)
+# How a declared parameter enters a row's operator: a tensor operand, an aclScalar operand, or a plain value.
+_KIND = {"aclTensor": "T", "aclScalar": "S"}
+ROWS = {}   # every row by name, for the families that loop over the same rows (foreach/)
+
+
+class Row:
+    """One elementwise function, what every form of it shares: the kernel (NumPy on the operands in the
+    compute dtype, header order, `out=` the target), the input dtypes (a callable, per product), the output
+    dtypes when the op_api checks them separately, how the result dtype is found ("promote", "float":
+    integral → FLOAT, "bool": comparisons), whether out must have the input's dtype (OP_CHECK_DTYPE_NOT_MATCH),
+    the aclScalar multiplying the second operand (`alpha`), the parameters that may be null, a check of
+    its attributes (after the nulls), and its forms: the spellings of its out-of-place operators (default
+    its name; a binary function's tensor and scalar forms, "Add Adds", "EqTensor EqScalar") each with its
+    Inplace twin where the vendor declares one."""
+
+    def __init__(self, name, kernel, dtypes, out=None, result="promote", forms=None, inplace=True, same_dtype=False,
+                 alpha=None, optional=(), check=None):
+        self.name, self.kernel, self.dtypes, self.out, self.result = name, kernel, dtypes, out, result
+        self.forms = tuple((forms or name).split())
+        self.inplace, self.same_dtype, self.alpha, self.optional, self.check = inplace, same_dtype, alpha, optional, check
+
+
+def generate(module, rows):
+    """Registers, as operators defined in `module`, every form of each row the vendor declares: each of the
+    row's spellings (an error when undeclared) and, unless the row says otherwise, its declared Inplace twin.
+    Parameter names and kinds are the header's (opemu.ops.aclnn.declared)."""
+    for row in rows:
+        ROWS[row.name] = row
+        for spelling in row.forms:
+            operator = declared.operator("aclnn" + spelling)
+            if operator is None:
+                raise LookupError("row %s: the vendor declares no aclnn%s" % (row.name, spelling))
+            make(module, operator, row, inplace=False)
+            twin = declared.operator("aclnnInplace" + spelling) if row.inplace else None
+            if twin is not None:
+                make(module, twin, row, inplace=True)
+
+
+def make(module, operator, row, inplace):
+    """The operator class of one form of `row`: declared `operator` (an opemu.ops.aclnn.declared.Operator)
+    writing `out` (its last tensor), or its first operand when `inplace`."""
+    params = tuple((name, _KIND.get(kind, "v")) for name, kind in operator.parameters)
+    target = params[0][0] if inplace else [name for name, kind in params if kind == "T"][-1]
+    if not inplace:
+        params = tuple(p for p in params if p[0] != target)
+    body = dict(__module__=module, name=operator.name, params=params, target=target, inplace=inplace,
+                inputs=tuple(name for name, kind in params if kind == "T"), outputs=(target,),
+                kernel=staticmethod(row.kernel), result=row.result, alpha=row.alpha, optional=row.optional,
+                in_dtypes=staticmethod(row.out or row.dtypes) if inplace else staticmethod(row.dtypes),
+                out_dtypes=None if inplace or row.out is None else staticmethod(row.out),
+                same_dtype=row.same_dtype)
+    if row.check is not None:
+        body["check_attributes"] = staticmethod(row.check)
+    return type(operator.name[len("aclnn"):], (Elementwise,), body)

@@ -6,7 +6,7 @@ Rounding: a kernel on fp16/bf16 data computes in fp32 and rounds once into the o
 import numpy as np
 
 from opemu.core import checks, dtypes, status
-from opemu.ops.aclnn import _products
+from opemu.ops.aclnn.common import products as _products
 
 
 def codes(names):
@@ -40,6 +40,12 @@ def per_product(base, a2_extra=""):
     base_codes, extra = codes(base), codes(a2_extra)
     return lambda: base_codes + extra if _products.line() in ("A2", "A3", "950") else base_codes
 
+
+# Dtype lists several families share (ops-math's and ops-nn's op_api tables repeat them): the inputs and
+# outputs of the transcendental functions, and the floating types of the activations.
+MATH_IN = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 BOOL UINT8 COMPLEX64 COMPLEX128", "BF16")
+MATH_OUT = per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16")
+HALF_FLOAT = per_product("FLOAT FLOAT16", "BF16")
 
 _FLOAT_RANK = {FLOAT16: 1, BF16: 1, FLOAT: 2, DOUBLE: 3}
 _COMPLEX_OF = {FLOAT16: COMPLEX64, BF16: COMPLEX64, FLOAT: COMPLEX64, DOUBLE: COMPLEX128}
@@ -94,6 +100,13 @@ def out_shape_is(out, expected):
     if tuple(out.shape) != tuple(expected):
         raise status.param_invalid("Shape of out should be %s, but current is %s."
                                    % (checks.shape_text(expected), checks.shape_text(out.shape)))
+
+
+def result_shape_is(result_name, expected, out):
+    """The op_api's final OP_CHECK_SHAPE_NOT_EQUAL between its computed result and out."""
+    if tuple(out.shape) != expected:
+        raise status.param_invalid("Expected tensor for %s to have same size as tensor for out, but %s does not "
+                                   "equal %s." % (result_name, checks.shape_text(expected), checks.shape_text(out.shape)))
 
 
 def compute_type(code):

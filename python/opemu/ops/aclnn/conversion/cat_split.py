@@ -9,7 +9,7 @@ import numpy as np
 
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn.common import promotion as P
 
 CATABLE = P.per_product("FLOAT INT32 INT64 FLOAT16 INT16 INT8 UINT8 DOUBLE COMPLEX64 BOOL", "BF16")
 SPLITTABLE = P.per_product("DOUBLE FLOAT FLOAT16 BF16 INT64 INT32 INT16 INT8 UINT8 BOOL COMPLEX128 COMPLEX64")

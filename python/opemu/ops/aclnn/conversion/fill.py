@@ -1,58 +1,12 @@
-"""Fill and copy (ops-math conversion/fill, math/zero_op, math/ones_like, math/range,
-conversion/view_copy): operators that write a value, a sequence or another tensor into `selfRef`
-/ `out` through its view (strides and offset honoured, elements between them untouched)."""
-import math
+"""aclnnInplaceFillScalar, aclnnInplaceFillTensor (ops-math conversion/fill) and aclnnInplaceCopy
+(conversion/view_copy): fills of selfRef from an aclScalar, a one-element tensor or a broadcast source
+(opemu.ops.aclnn.common.fill)."""
+from opemu.core import checks, status
+from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common.fill import Fill
 
-import numpy as np
-
-from opemu.core import checks, dtypes, status
-from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _promotion as P
-from opemu.ops.aclnn._promotion import per_product
-
-FILLABLE = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 UINT8 BOOL COMPLEX64 COMPLEX128", "BF16")
-RANGE = per_product("FLOAT FLOAT16 DOUBLE INT32 INT64", "BF16")
-COPYABLE = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 UINT8 BOOL COMPLEX64 COMPLEX128 UINT16 "
-                       "UINT32 UINT64", "BF16")
-
-
-class Fill(AclnnOp):
-    """One row: the in-place fills differ only in where the value comes from."""
-    outputs = ("selfRef",)
-    allowed = staticmethod(FILLABLE)
-    value_param = None
-
-    def dtype_table(self):
-        return {"selfRef": self.allowed()}
-
-    def check(self, a):
-        checks.not_null(a, "selfRef", *([self.value_param] if self.value_param else []))
-        checks.dtype_in("selfRef", a.selfRef, self.allowed())
-        self.check_value(a)
-        checks.max_dim("selfRef", a.selfRef)
-
-    def check_value(self, a):
-        """Row-specific checks of the value."""
-
-    def compute(self, a, v, workspace):
-        if not a.selfRef.is_empty():
-            P.store(v["selfRef"], self.value(a, v))
-
-
-class InplaceZero(Fill):
-    name = "aclnnInplaceZero"
-    inputs = ("selfRef",)
-
-    def value(self, a, v):
-        return np.zeros((), v["selfRef"].dtype)
-
-
-class InplaceOne(Fill):
-    name = "aclnnInplaceOne"
-    inputs = ("selfRef",)
-
-    def value(self, a, v):
-        return np.ones((), v["selfRef"].dtype)
+COPYABLE = P.per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 UINT8 BOOL COMPLEX64 COMPLEX128 UINT16 "
+                         "UINT32 UINT64", "BF16")
 
 
 class InplaceFillScalar(Fill):
@@ -95,39 +49,3 @@ class InplaceCopy(Fill):
 
     def value(self, a, v):
         return v["src"].real if v["src"].dtype.kind == "c" and v["selfRef"].dtype.kind != "c" else v["src"]
-
-
-class Arange(AclnnOp):
-    name = "aclnnArange"
-    inputs = ()
-    outputs = ("out",)
-
-    def dtype_table(self):
-        return {"out": RANGE()}
-
-    def check(self, a):
-        checks.not_null(a, "start", "end", "step", "out")
-        checks.dtype_in("out", a.out, RANGE())
-        start, end, step = (float(np.real(s.value)) for s in (a.start, a.end, a.step))
-        if step == 0:
-            raise status.param_invalid("step must be nonzero.")
-        if not (math.isfinite(start) and math.isfinite(end)) or math.isnan(step):   # no element count to give
-            raise status.param_invalid("unsupported range: %s -> %s." % (start, end))
-        if (step > 0 and end < start) or (step < 0 and end > start):
-            raise status.param_invalid("upper bound and larger bound inconsistent with step sign.")
-        integral = all(P.category(s.dtype) < 2 for s in (a.start, a.end, a.step))
-        size = (int(a.end.value) - int(a.start.value) + int(a.step.value) - (1 if step > 0 else -1)) \
-            // int(a.step.value) if integral else math.ceil((end - start) / step)
-        if a.out.ndim != 1 or a.out.shape[0] != size:
-            raise status.param_invalid("The out tensor should be 1-dimensional with %d elements, but its shape is %s."
-                                       % (size, checks.shape_text(a.out.shape)))
-        a.values = (start, step, integral)
-
-    def compute(self, a, v, workspace):
-        start, step, integral = a.values
-        n = v["out"].shape[0]
-        if integral:
-            sequence = int(a.start.value) + np.arange(n, dtype=np.int64) * int(a.step.value)
-        else:
-            sequence = start + np.arange(n, dtype=np.float64) * step
-        P.store(v["out"], sequence)

@@ -34,7 +34,7 @@ import numpy as np
 
 from opemu.core import checks, device, dtypes, kernels, parallel, status
 from opemu.core.op import AclnnOp, soc_is_a2_a3
-from opemu.ops.aclnn import _products
+from opemu.ops.aclnn.common import products as _products
 
 PRODUCTS = ("910", "A2", "A3", "950")
 _GRAD = [dtypes.acl("FLOAT"), dtypes.acl("FLOAT16")]

@@ -9,8 +9,8 @@ import numpy as np
 
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _products
-from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn.common import products as _products
+from opemu.ops.aclnn.common import promotion as P
 
 BASE = "FLOAT INT32 INT64 FLOAT16 INT16 INT8 UINT8 DOUBLE"
 

@@ -45,7 +45,7 @@ import numpy as np
 
 from opemu.core import checks, device, dtypes, parallel, status, stray
 from opemu.core.op import AclnnOp, soc_is_a2_a3
-from opemu.ops.aclnn import _products
+from opemu.ops.aclnn.common import products as _products
 
 FLOAT, FLOAT16, BF16 = dtypes.acl("FLOAT"), dtypes.acl("FLOAT16"), dtypes.acl("BF16")
 TARGET_DTYPES = [dtypes.acl("INT64"), dtypes.acl("UINT8"), dtypes.acl("INT32")]

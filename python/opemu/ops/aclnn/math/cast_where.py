@@ -7,7 +7,7 @@ import numpy as np
 
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn.common import promotion as P
 
 CASTABLE = P.per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 UINT8 UINT16 UINT32 UINT64 BOOL "
                          "COMPLEX64 COMPLEX128", "BF16")

@@ -31,8 +31,8 @@ import numpy as np
 from opemu.core import checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp, soc
 from opemu.core.workspace import Layout
-from opemu.ops.aclnn import _vocab_parallel as vp
-from opemu.ops.aclnn._vocab_products import for_dtype as products_for
+from opemu.ops.aclnn.matmul import vocab_parallel as vp
+from opemu.ops.aclnn.matmul.vocab_products import for_dtype as products_for
 
 FLOAT = dtypes.acl("FLOAT")
 MASK_DTYPES = [dtypes.acl("BOOL"), dtypes.acl("UINT8")]

@@ -32,8 +32,9 @@ import numpy as np
 from opemu.core import checks, dtypes, rounding, status
 from opemu.core.op import AclnnOp
 from opemu.core.workspace import Layout
-from opemu.ops.aclnn import _products, _vocab_parallel as vp
-from opemu.ops.aclnn._vocab_products import for_dtype as products_for
+from opemu.ops.aclnn.common import products as _products
+from opemu.ops.aclnn.matmul import vocab_parallel as vp
+from opemu.ops.aclnn.matmul.vocab_products import for_dtype as products_for
 
 FLOAT = dtypes.acl("FLOAT")
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _products
-from opemu.ops.aclnn import _promotion as P
+from opemu.ops.aclnn.common import products as _products
+from opemu.ops.aclnn.common import promotion as P
 
 KEEP_DTYPE, ALLOW_FP32_DOWN_PRECISION, USE_FP16, USE_HF32, USE_FP32_ADD = range(5)
 

@@ -16,7 +16,7 @@ Both keep every buffer in the workspace the operator asked for in phase 1 (`layo
 import numpy as np
 
 from opemu.core import bf16_product, blas, kernels, rounding
-from opemu.ops.aclnn import _vocab_parallel as vp
+from opemu.ops.aclnn.matmul import vocab_parallel as vp
 
 # rows of a block, a multiple of 12 panel rows: FusedLinearOnlineMaxSum's 252 × 512 fp32 tile stays in a core's L2
 # for the epilogue; FLCE's 1024 columns wide do not, yet its blocks of 132 or 180 rows were no faster (stop 31)

@@ -10,9 +10,9 @@ import numpy as np
 
 from opemu.core import checks, dtypes, kernels, status
 from opemu.core.op import AclnnOp
-from opemu.ops.aclnn import _products
-from opemu.ops.aclnn import _promotion as P
-from opemu.ops.aclnn import _rowwise
+from opemu.ops.aclnn.common import products as _products
+from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common import rowwise as _rowwise
 
 # (x, gamma, y) dtype combinations of rms_norm_def.cpp; rstd is always FLOAT
 RMS_COMBINATIONS = (("FLOAT16", "FLOAT", "FLOAT16"), ("BF16", "FLOAT", "BF16"), ("FLOAT16", "FLOAT16", "FLOAT16"),

@@ -36,7 +36,7 @@ import numpy as np
 from opemu.core import checks, dtypes, kernels, parallel, scratch, status
 from opemu.core.op import AclnnOp
 from opemu.core.tensor import TensorDesc
-from opemu.ops.aclnn import _products
+from opemu.ops.aclnn.common import products as _products
 
 PRODUCTS = ("A2", "A3", "950")
 DATA = ("grad", "varRef", "mRef", "vRef", "sRef")

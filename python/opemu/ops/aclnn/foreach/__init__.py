@@ -1,0 +1,4 @@
+"""hicann/ops-nn foreach/: the Foreach* operators: one elementwise function over every tensor of a list."""
+
+OPERATORS = {
+}
