@@ -1,13 +1,40 @@
-"""The machinery behind the elementwise and comparison tables: one class, one row per operator.
+"""The elementwise family: one class, one row per function, the operators generated from the rows.
 
-A row names the operator, its parameters in header order (tensor "T", aclScalar "S", plain
-value "v"), where the result lands (an `out` tensor, or the first operand for in-place
-variants), the dtype lists per product, how the result dtype is found, and the NumPy kernel.
+A row (`Row`) names the function, its NumPy kernel, its dtype lists per product, how the result
+dtype is found, and the spellings of its out-of-place forms; `generate` makes each spelling and its
+Inplace twin where the vendor declares one, with the parameters the header gives (tensor "T",
+aclScalar "S", plain value "v"; the target is `out`, or the first operand of an in-place form).
 Phase 1 runs ops-math's usual order: nulls → input dtypes → output dtypes → promotion (and alpha)
 → result castable to the output → rank ≤ 8 → broadcast → output shape. Compute converts the
 operands to the compute dtype (fp16/bf16 in fp32), runs the kernel and rounds once into the
 output through its view (in-place: the first operand's view). A large call whose operands all have the
-output's shape runs in contiguous parts on the cores (elementwise: the same bits however it is cut)."""
+output's shape runs in contiguous parts on the cores (elementwise: the same bits however it is cut).
+
+How to add operators (the recipe every folder follows)
+
+* An elementwise function whose op_api follows this order: one line in its vendor folder's table
+  (math/elementwise.py, activation/elementwise.py, conversion/clamp.py …; a new folder's table is a
+  module ending in `generate(__name__, ROWS)`), plus its dtype list from the op_api source:
+
+      ACOS_IN = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 BOOL UINT8", "BF16")
+      ACOS_OUT = per_product("FLOAT FLOAT16 DOUBLE BF16")
+      Row("Acos", np.arccos, ACOS_IN, out=ACOS_OUT, result="float"),
+
+  yields aclnnAcos and, because the vendor declares it, aclnnInplaceAcos. A binary function names
+  its scalar form too (`forms="Add Adds"`, `forms="EqTensor EqScalar"`); `alpha="alpha"` marks
+  Add's multiplier, `optional=` the parameters that may be null, `check=` a check of attributes
+  (after the nulls), `same_dtype=True` out's dtype equal to the input's, `inplace=False` a
+  declared Inplace twin whose op_api differs. A backward operator whose formula is elementwise is a
+  row like any other: Row("SigmoidBackward", lambda grad, y: grad * y * (1 - y), …) takes the
+  header's gradOutput, output and gradInput.
+* Its Foreach forms: one line each in foreach/elementwise.py naming this row (foreach/family.py).
+* An operator with semantics of its own: a module in its vendor folder reading declaration →
+  check → workspace → compute (loss/nll_loss.py is the model).
+* Then list the new operators in the folder's __init__.py (`python -m opemu.implemented --write`
+  writes them from the registry; `python -m opemu.implemented` says what differs), rebuild
+  (`pip install -e . --no-deps`: the build routes the listed entry points into Python), regenerate
+  docs/SUPPORT.md (`opemu support --write docs/SUPPORT.md`), and test each documented behaviour and
+  error against PyTorch CPU (tests/test_elementwise.py, tests/test_foreach.py)."""
 import numpy as np
 
 from opemu.core import checks, dtypes, kernels, parallel, status
@@ -178,7 +205,8 @@ class Row:
                  alpha=None, optional=(), check=None):
         self.name, self.kernel, self.dtypes, self.out, self.result = name, kernel, dtypes, out, result
         self.forms = tuple((forms or name).split())
-        self.inplace, self.same_dtype, self.alpha, self.optional, self.check = inplace, same_dtype, alpha, optional, check
+        self.inplace, self.same_dtype, self.alpha = inplace, same_dtype, alpha
+        self.optional, self.check = optional, check
 
 
 def generate(module, rows):
