@@ -521,7 +521,8 @@ def routes(functions, in_c, in_python):
     """{name: c | launch | python | none} for every declared function."""
     unknown = sorted(in_python - set(functions))
     if unknown:
-        sys.exit("implemented.py names functions no header declares: %s" % ", ".join(unknown))
+        sys.exit("implemented.py or an aclnn folder's list names functions no header declares: %s"
+                 % ", ".join(unknown))
     table = {}
     for name, fn in functions.items():
         if name in in_c:

@@ -227,17 +227,3 @@ def test_the_implemented_list_names_exactly_the_registered_implementations():
     table = support.entry_points()
     assert {n for n, m in table.items() if m["implemented_in"] == "python"} == implemented.python_entry_points()
 
-
-def test_each_aclnn_operator_is_listed_with_the_module_that_defines_it():
-    """The bridge imports the listed module when the operator is first called: it must be the defining one."""
-    from opemu import implemented
-    assert implemented.differences() == []
-
-
-def test_each_aclnn_operator_lives_in_the_vendor_folder_that_keeps_it():
-    """ops/aclnn/<folder>/ is the first component of the operator's path in the vendor's repository."""
-    from opemu import implemented
-    from opemu.ops.aclnn import declared
-    misplaced = {name: (folder, declared.operators()[name].folder) for folder, listed in
-                 implemented.aclnn_folders().items() for name in listed if declared.operators()[name].folder != folder}
-    assert misplaced == {}

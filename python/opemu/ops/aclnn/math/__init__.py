@@ -1,4 +1,5 @@
-"""hicann/ops-math math/: elementwise arithmetic and math functions, comparisons, reductions, casts and selections, fills and ranges, tiling."""
+"""hicann/ops-math math/: elementwise arithmetic and math functions, comparisons, reductions, casts and
+selections, fills and ranges, tiling."""
 
 OPERATORS = {
     "aclnnAbs": "elementwise",
