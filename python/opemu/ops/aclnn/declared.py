@@ -6,7 +6,6 @@ their parameter names and kinds from here, and docs/SUPPORT.md its per-folder co
 `path` is where the vendor declares the operator in its repository (its op_api header, or the doc
 page of an operator opbuild generates); its first component is the vendor folder (math, activation,
 foreach…), which is also the folder of python/opemu/ops/aclnn/ that implements it."""
-import csv
 import functools
 import re
 from pathlib import Path
@@ -35,11 +34,10 @@ class Operator:
     aclTensor, aclScalar, aclTensorList, aclScalarList, aclIntArray, aclFloatArray, aclBoolArray or
     value."""
 
-    def __init__(self, row):
-        self.name, self.repo = row["name"], row["repo"]
-        self.folder = row["path"].split("/")[0]
-        self.declared = bool(row["workspace_parameters"])
-        self._text = row["workspace_parameters"]
+    def __init__(self, name, repo, path, text):
+        self.name, self.repo, self.folder = name, repo, path.split("/")[0]
+        self.declared = bool(text)
+        self._text = text
 
     @functools.cached_property
     def parameters(self):
@@ -54,9 +52,13 @@ class Operator:
 
 @functools.lru_cache(maxsize=1)
 def operators():
-    """{aclnnXxx: Operator} of every operator pair of the table."""
-    with open(Path(_prefix or paths.prefix()).joinpath(*_TABLE), newline="") as f:
-        return {row["name"]: Operator(row) for row in csv.DictReader(f, delimiter="\t")}
+    """{aclnnXxx: Operator} of every operator pair of the table (plain tab-separated fields: the columns
+    are looked up by name in the header row, without csv's per-field work on the long parameter lists)."""
+    with open(Path(_prefix or paths.prefix()).joinpath(*_TABLE)) as f:
+        columns = f.readline().rstrip("\n").split("\t")
+        at = [columns.index(c) for c in ("name", "repo", "path", "workspace_parameters")]
+        rows = (line.rstrip("\n").split("\t") for line in f)
+        return {row[at[0]]: Operator(*(row[k] for k in at)) for row in rows}
 
 
 def operator(name):
