@@ -2,6 +2,6 @@
 
 OPERATORS = {
     "aclnnLayerNorm": "norms",
-    "aclnnNorm": "norm",
+    "aclnnNorm": "lp_norm",
     "aclnnRmsNorm": "norms",
 }
