@@ -5,8 +5,10 @@
  * allocator is never called; the registration is kept and answered back exactly as registered
  * (aclrtAllocatorGetByStream returns the functions as they were at registration, the vendor's
  * copy, even if the description changed since). */
+#include <pthread.h>
 #include <stdlib.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
 
 #define MAX_REGISTRATIONS 1024
 

@@ -2,9 +2,12 @@
  * (aclSetCompileopt) and read back, and the compile flag. opemu compiles nothing, so the options
  * are kept and reported, in the vendor's way: the JIT switch is stored as "1"/"0" and read back as
  * the SoC's default ("disable" on the A2/A3 lines opemu emulates); other options have no getter. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "acl/acl_op_compiler.h"
+#include "core/core.h"
 
 #define JIT_VALUE_SIZE 256 /* the vendor's COMPILE_OPT_SIZE */
 

@@ -1,22 +1,14 @@
-/* aclInit/aclFinalize, devices and contexts.
- *
- * aclrtSetDevice creates a device's default context (with its default stream) on first use and
- * counts the calls; aclrtResetDevice releases the device's resources when the count reaches 0.
- * The current context is per thread. */
-#include <stdio.h>
-#include <stdlib.h>
+/* aclInit/aclFinalize, devices and contexts: AscendCL's calls on core's devices (core/device.c),
+ * with the vendor's checks and statuses, and the process's system parameters. */
+#include <pthread.h>
 #include <unistd.h>
-#include "internal.h"
-
-typedef struct {
-    int set_count;
-    opemu_context *default_context;
-} device_state;
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "sanitizer/sanitizer.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static device_state *devices;
 static int init_count;
-static __thread opemu_context *current;
 
 static int check_device(int64_t id)
 {
@@ -26,41 +18,6 @@ static int check_device(int64_t id)
                           (long long)id, opemu_device_count());
     return ACL_SUCCESS;
 }
-
-static device_state *device(int32_t id)
-{
-    if (devices == NULL)
-        devices = calloc((size_t)opemu_device_count(), sizeof *devices);
-    return &devices[id];
-}
-
-static opemu_context *context_new(int32_t dev, int is_default)
-{
-    opemu_context *ctx = calloc(1, sizeof *ctx);
-    ctx->device = dev;
-    ctx->is_default = is_default;
-    opemu_handle_add(ctx, OPEMU_KIND_CONTEXT);
-    ctx->default_stream = opemu_stream_new(ctx, 1);
-    return ctx;
-}
-
-static void context_free(opemu_context *ctx)
-{
-    opemu_stream_release(ctx->default_stream);
-    opemu_handle_remove(ctx);
-    free(ctx);
-}
-
-opemu_context *opemu_current_context(void)
-{
-    if (current && opemu_handle_is(current, OPEMU_KIND_CONTEXT))
-        return current;
-    current = NULL;
-    opemu_fail(ACL_ERROR_RT_CONTEXT_NULL, "no current context: call aclrtSetDevice or aclrtSetCurrentContext first");
-    return NULL;
-}
-
-int opemu_initialized(void) { return init_count > 0; }
 
 OPEMU_EXPORT aclError aclInit(const char *configPath)
 {
@@ -105,27 +62,8 @@ OPEMU_EXPORT aclError aclrtSetDevice(int32_t deviceId)
     int rc = check_device(deviceId);
     if (rc)
         return rc;
-    pthread_mutex_lock(&lock);
-    device_state *d = device(deviceId);
-    if (d->default_context == NULL)
-        d->default_context = context_new(deviceId, 1);
-    d->set_count++;
-    current = d->default_context;
-    pthread_mutex_unlock(&lock);
+    opemu_device_set(deviceId);
     return ACL_SUCCESS;
-}
-
-static void release_device(int32_t id)
-{
-    device_state *d = device(id);
-    opemu_streams_release_device(id);
-    opemu_sanitize_reset(id, "the device's reset");
-    opemu_memory_release_device(id);
-    if (d->default_context) {
-        context_free(d->default_context);
-        d->default_context = NULL;
-    }
-    d->set_count = 0;
 }
 
 static aclError reset_device(int32_t deviceId, int force)
@@ -133,41 +71,8 @@ static aclError reset_device(int32_t deviceId, int force)
     int rc = check_device(deviceId);
     if (rc)
         return rc;
-    pthread_mutex_lock(&lock);
-    device_state *d = device(deviceId);
-    if (d->set_count > 0 && (force || --d->set_count == 0))
-        release_device(deviceId);
-    pthread_mutex_unlock(&lock);
+    opemu_device_unset(deviceId, force);
     return ACL_SUCCESS;
-}
-
-/* MACA's runtime has an implicit current device with a primary context: the device's default context,
- * created on first use without counting as an aclrtSetDevice. It becomes the thread's current context
- * unless that is already a context of the same device. */
-opemu_context *opemu_primary_context(int32_t deviceId)
-{
-    if (deviceId < 0 || deviceId >= opemu_device_count())
-        return NULL;
-    pthread_mutex_lock(&lock);
-    device_state *d = device(deviceId);
-    if (d->default_context == NULL)
-        d->default_context = context_new(deviceId, 1);
-    opemu_context *ctx = d->default_context;
-    if (current == NULL || !opemu_handle_is(current, OPEMU_KIND_CONTEXT) || current->device != deviceId)
-        current = ctx;
-    pthread_mutex_unlock(&lock);
-    return ctx;
-}
-
-/* MACA's device reset: releases the device's resources whoever created them (its primary context
- * is not counted by aclrtSetDevice). */
-void opemu_device_reset(int32_t deviceId)
-{
-    if (deviceId < 0 || deviceId >= opemu_device_count())
-        return;
-    pthread_mutex_lock(&lock);
-    release_device(deviceId);
-    pthread_mutex_unlock(&lock);
 }
 
 OPEMU_EXPORT aclError aclrtResetDevice(int32_t deviceId) { return reset_device(deviceId, 0); }
@@ -217,11 +122,7 @@ OPEMU_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId
     int rc = check_device(deviceId);
     if (rc)
         return rc;
-    pthread_mutex_lock(&lock);
-    opemu_context *ctx = context_new(deviceId, 0);
-    current = ctx;
-    pthread_mutex_unlock(&lock);
-    *context = ctx;
+    *context = opemu_context_create(deviceId);
     return ACL_SUCCESS;
 }
 
@@ -246,11 +147,7 @@ OPEMU_EXPORT aclError aclrtDestroyContext(aclrtContext context)
     if (ctx->is_default)
         return opemu_fail(ACL_ERROR_INVALID_PARAM,
                           "aclrtDestroyContext: the default context of a device is released by aclrtResetDevice");
-    pthread_mutex_lock(&lock);
-    if (current == ctx)
-        current = NULL;
-    context_free(ctx);
-    pthread_mutex_unlock(&lock);
+    opemu_context_destroy(ctx);
     return ACL_SUCCESS;
 }
 
@@ -259,7 +156,7 @@ OPEMU_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
     opemu_context *ctx = live_context(context, "aclrtSetCurrentContext");
     if (ctx == NULL)
         return ACL_ERROR_INVALID_PARAM;
-    current = ctx;
+    opemu_set_current_context(ctx);
     return ACL_SUCCESS;
 }
 
@@ -297,3 +194,37 @@ OPEMU_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, i
     }
     return ACL_SUCCESS;
 }
+
+/* ---- system parameters ---- */
+
+static aclError set_sys_param(aclSysParamOpt opt, int64_t value)
+{
+    switch (opt) {
+    case ACL_OPT_DETERMINISTIC:
+        opemu_set_deterministic(value != 0);
+        return ACL_SUCCESS;
+    case ACL_OPT_ENABLE_DEBUG_KERNEL:
+    case ACL_OPT_ENABLE_KERNEL_EARLY_START:
+        return ACL_SUCCESS; /* no observable effect on a host emulation */
+    default:
+        /* 2 is the deprecated ACL_OPT_STRONG_CONSISTENCY (named by value: the name warns) */
+        if ((int)opt == 2)
+            return ACL_SUCCESS;
+        break;
+    }
+    return opemu_fail(ACL_ERROR_INVALID_PARAM, "invalid aclSysParamOpt %d", (int)opt);
+}
+
+OPEMU_EXPORT aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    return set_sys_param(opt, value);
+}
+
+OPEMU_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
+{
+    return set_sys_param(opt, value);
+}
+
+OPEMU_EXPORT const char *aclrtGetSocName(void) { return opemu_soc_name(); }

@@ -2,15 +2,17 @@
  *
  * Every emulated device is the same host memory, so any device can reach any other's memory:
  * peer access can always be enabled, and is recorded per (device, peer) pair for the status query. */
+#include <pthread.h>
 #include <string.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
 
 #define MAX_DEVICES 64
 /* The vendor reports utilisation it cannot measure as -1 (its DEVICE_UTILIZATION_NOT_SUPPORT). */
 #define UTILIZATION_NOT_SUPPORTED (-1)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int busy[MAX_DEVICES];
 static unsigned char peer_enabled[MAX_DEVICES][MAX_DEVICES];
 
 static int valid_device(int64_t id, const char *api)
@@ -19,12 +21,6 @@ static int valid_device(int64_t id, const char *api)
         return opemu_fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: device %lld does not exist (%d devices)", api,
                           (long long)id, opemu_device_count());
     return ACL_SUCCESS;
-}
-
-void opemu_device_busy(int32_t device, int delta)
-{
-    if (device >= 0 && device < MAX_DEVICES)
-        __atomic_fetch_add(&busy[device], delta, __ATOMIC_RELAXED);
 }
 
 /* A stable identity per device: "opemu-npu" and the device number, in the 16 UUID bytes. */
@@ -54,7 +50,7 @@ OPEMU_EXPORT aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtili
     int rc = valid_device(deviceId, "aclrtGetDeviceUtilizationRate");
     if (rc)
         return rc;
-    int running = __atomic_load_n(&busy[deviceId], __ATOMIC_RELAXED) > 0;
+    int running = opemu_device_running(deviceId);
     utilizationInfo->cubeUtilization = running ? 100 : 0;
     utilizationInfo->vectorUtilization = running ? 100 : 0;
     utilizationInfo->aicpuUtilization = 0;

@@ -2,15 +2,19 @@
  *
  * On the device a task that faults (an AI Core exception) is reported to the exception callbacks the
  * app registered, with an aclrtExceptionInfo the getters read. opemu's device faults are the
- * kernel accesses outside every device allocation (opemu_device_range_check): those call
- * opemu_raise_exception, which calls the callbacks in registration order, on the faulting thread.
+ * kernel accesses outside every device allocation (opemu_device_range_check): core's hooks tell this
+ * file of them, and it calls the callbacks in registration order, on the faulting thread.
  * The operator timeouts are kept and reported back; kernels are host computations that opemu
  * cannot interrupt, so no timeout ever fires. */
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/hooks.h"
 
 /* The vendor's getters answer 0xFFFFFFFF for a null exception info. */
 #define INVALID_EXCEPTION_INFO 0xFFFFFFFFU
@@ -35,8 +39,12 @@ static uint32_t faults;
 static uint64_t execute_timeout_us;
 static uint32_t wait_timeout_s; /* recorded for completeness: no opemu wait can block past it */
 
-void opemu_raise_exception(int code, int32_t device)
+static void raise_exception(int code, int32_t device)
 {
+    if (device < 0) {
+        opemu_context *ctx = opemu_current_context();
+        device = ctx ? ctx->device : 0;
+    }
     pthread_mutex_lock(&lock);
     aclrtExceptionInfo info = {faults++, 0, (uint32_t)syscall(SYS_gettid), (uint32_t)device, (uint32_t)code};
     aclrtExceptionInfoCallback run[MAX_CALLBACKS + 1];
@@ -51,6 +59,12 @@ void opemu_raise_exception(int code, int32_t device)
     for (size_t i = 0; i < n; i++)
         run[i](&info);
     opemu_handle_remove(&info);
+}
+
+__attribute__((constructor)) static void hear_device_faults(void)
+{
+    static const opemu_hooks hooks = {.device_fault = raise_exception};
+    opemu_hooks_register(&hooks);
 }
 
 OPEMU_EXPORT aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback)

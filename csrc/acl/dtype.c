@@ -2,7 +2,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
 
 /* As RT's aclDataTypeSizeImpl, including its `default: 8` (FLOAT6/FLOAT4 types answer 8). */
 OPEMU_EXPORT size_t aclDataTypeSize(aclDataType dataType)

@@ -4,7 +4,10 @@
  * device, whose memory is host memory, the device address is the host address itself, entered in
  * the memory registry as a borrowed device range so kernels and copies accept it. */
 #include <string.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/memory.h"
 
 #define HUGE_PAGE (2ULL << 20)
 #define SMALL_PAGE 4096U

@@ -1,40 +1,12 @@
-/* Streams, events, host callbacks and synchronisation.
- *
- * A stream is a FIFO of tasks. By default (OPEMU_STREAM=eager) a task runs as it is launched;
- * with OPEMU_STREAM=deferred tasks wait for a synchronisation point, so an app that reads results
- * without synchronising sees stale data, as it would on hardware. A deferred task that fails makes
- * the stream report that status at its next synchronisation; an eager one returns it at launch. */
-#include <errno.h>
-#include <stdio.h>
+/* AscendCL's stream APIs: creation (with a priority, flags or a configuration handle), destruction,
+ * synchronisation, queries, identity and attributes. The queues themselves are core's
+ * (core/stream.c); what these APIs set is kept with each stream and answered back. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include "internal.h"
-
-typedef struct task {
-    opemu_task_fn fn;
-    opemu_task_drop_fn drop;
-    void *payload;
-    struct task *next;
-} task;
-
-struct opemu_stream {
-    opemu_context *ctx;
-    int is_default;
-    pthread_mutex_t lock;
-    pthread_cond_t idle;
-    task *head, *tail;
-    int running;
-    int error;
-    char message[1024];
-    int subscribed;
-    uint64_t subscriber;
-    int32_t id;
-    uint32_t priority;
-    uint32_t flags;
-    aclrtStreamAttrValue attributes[ACL_STREAM_ATTR_PRIORITY + 1]; /* by aclrtStreamAttr */
-    opemu_stream *next;
-};
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/stream.h"
 
 /* Stream priorities run from 0 (greatest) to 7 (least); one host thread runs every stream, so a
  * priority is recorded and reported but cannot change an order. */
@@ -43,194 +15,6 @@ struct opemu_stream {
 #define DEFAULT_PRIORITY 0
 #define KNOWN_STREAM_FLAGS (ACL_STREAM_FAST_LAUNCH | ACL_STREAM_FAST_SYNC | ACL_STREAM_PERSISTENT | ACL_STREAM_HUGE | \
                             ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY)
-
-static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
-static opemu_stream *streams;
-
-/* ---- the task queue ---- */
-
-opemu_stream *opemu_stream_new(opemu_context *ctx, int is_default)
-{
-    static int32_t next_id;
-    opemu_stream *s = calloc(1, sizeof *s);
-    s->ctx = ctx;
-    s->is_default = is_default;
-    s->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
-    s->priority = DEFAULT_PRIORITY;
-    s->attributes[ACL_STREAM_ATTR_PRIORITY].streamPriority = DEFAULT_PRIORITY;
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->idle, NULL);
-    pthread_mutex_lock(&streams_lock);
-    s->next = streams;
-    streams = s;
-    pthread_mutex_unlock(&streams_lock);
-    opemu_handle_add(s, OPEMU_KIND_STREAM);
-    return s;
-}
-
-static void discard_tasks(opemu_stream *s)
-{
-    pthread_mutex_lock(&s->lock);
-    task *t = s->head;
-    s->head = s->tail = NULL;
-    pthread_mutex_unlock(&s->lock);
-    while (t) {
-        task *next = t->next;
-        if (t->drop)
-            t->drop(t->payload);
-        free(t);
-        t = next;
-    }
-}
-
-void opemu_stream_release(opemu_stream *s)
-{
-    opemu_handle_remove(s);
-    discard_tasks(s);
-    pthread_mutex_lock(&streams_lock);
-    for (opemu_stream **p = &streams; *p; p = &(*p)->next) {
-        if (*p == s) {
-            *p = s->next;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&streams_lock);
-    pthread_mutex_destroy(&s->lock);
-    pthread_cond_destroy(&s->idle);
-    free(s);
-}
-
-static int run_task(opemu_stream *s, task *t)
-{
-    s->running = 1;
-    pthread_mutex_unlock(&s->lock);
-    int rc = t->fn(t->payload);
-    if (t->drop)
-        t->drop(t->payload);
-    free(t);
-    pthread_mutex_lock(&s->lock);
-    s->running = 0;
-    pthread_cond_broadcast(&s->idle);
-    return rc;
-}
-
-/* Runs every queued task in order; returns (and clears) the first failure since the last sync. */
-int opemu_stream_drain(opemu_stream *s)
-{
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (s->running)
-            pthread_cond_wait(&s->idle, &s->lock);
-        task *t = s->head;
-        if (t == NULL)
-            break;
-        s->head = t->next;
-        if (s->head == NULL)
-            s->tail = NULL;
-        int rc = run_task(s, t);
-        if (rc != 0 && s->error == 0) {
-            s->error = rc;
-            const char *msg = aclGetRecentErrMsg();
-            snprintf(s->message, sizeof s->message, "%s", msg ? msg : "a task on the stream failed");
-        }
-    }
-    int error = s->error;
-    s->error = 0;
-    pthread_mutex_unlock(&s->lock);
-    if (error)
-        opemu_error_restore(s->message);
-    return error;
-}
-
-int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn drop, void *payload)
-{
-    task *t = calloc(1, sizeof *t);
-    t->fn = fn;
-    t->drop = drop;
-    t->payload = payload;
-    pthread_mutex_lock(&s->lock);
-    if (!opemu_deferred_streams()) {
-        while (s->running || s->head)
-            pthread_cond_wait(&s->idle, &s->lock);
-        int rc = run_task(s, t);
-        pthread_mutex_unlock(&s->lock);
-        return rc;
-    }
-    if (s->tail)
-        s->tail->next = t;
-    else
-        s->head = t;
-    s->tail = t;
-    pthread_mutex_unlock(&s->lock);
-    return 0;
-}
-
-opemu_stream *opemu_stream_resolve(aclrtStream stream, int *error)
-{
-    if (stream == NULL) {
-        opemu_context *ctx = opemu_current_context();
-        *error = ACL_ERROR_RT_CONTEXT_NULL;
-        return ctx ? ctx->default_stream : NULL;
-    }
-    if (!opemu_handle_is(stream, OPEMU_KIND_STREAM)) {
-        if (opemu_strict())
-            opemu_finding("invalid-handle", "%p is not a live stream (destroyed or never created)", stream);
-        *error = opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not a live stream (destroyed or never created)", stream);
-        return NULL;
-    }
-    return stream;
-}
-
-int32_t opemu_stream_device(const opemu_stream *s) { return s->ctx->device; }
-
-/* Applies `fn` to every live stream of `device` (all devices when device < 0) that `which` accepts
- * (every one when it is NULL). */
-static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int (*which)(const opemu_stream *))
-{
-    int first_error = 0;
-    pthread_mutex_lock(&streams_lock);
-    size_t n = 0;
-    for (opemu_stream *s = streams; s; s = s->next)
-        n++;
-    opemu_stream **list = malloc((n + 1) * sizeof *list);
-    n = 0;
-    for (opemu_stream *s = streams; s; s = s->next)
-        if (device < 0 || s->ctx->device == device)
-            list[n++] = s;
-    pthread_mutex_unlock(&streams_lock);
-    for (size_t i = 0; i < n; i++) {
-        if (!opemu_handle_is(list[i], OPEMU_KIND_STREAM) || (which && !which(list[i])))
-            continue;
-        int rc = fn(list[i]);
-        if (rc && !first_error)
-            first_error = rc;
-    }
-    free(list);
-    return first_error;
-}
-
-static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
-{
-    return for_each_stream_where(device, fn, NULL);
-}
-
-int opemu_device_drain(int32_t device) { return for_each_stream(device, opemu_stream_drain); }
-
-int opemu_device_drain_where(int32_t device, int (*which)(const opemu_stream *))
-{
-    return for_each_stream_where(device, opemu_stream_drain, which);
-}
-
-static int release_user_stream(opemu_stream *s)
-{
-    if (!s->is_default)
-        opemu_stream_release(s);
-    return 0;
-}
-
-void opemu_streams_release_device(int32_t device) { for_each_stream(device, release_user_stream); }
-
-/* ---- stream APIs ---- */
 
 OPEMU_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
 {
@@ -256,9 +40,10 @@ static aclError create_configured(aclrtStream *stream, uint32_t priority, uint32
     if (ctx == NULL)
         return ACL_ERROR_RT_CONTEXT_NULL;
     opemu_stream *s = opemu_stream_new(ctx, 0);
-    s->priority = priority;
-    s->attributes[ACL_STREAM_ATTR_PRIORITY].streamPriority = priority;
-    s->flags = flag;
+    opemu_stream_settings *settings = opemu_stream_settings_of(s);
+    settings->priority = priority;
+    settings->attributes[ACL_STREAM_ATTR_PRIORITY].streamPriority = priority;
+    settings->flags = flag;
     *stream = s;
     return ACL_SUCCESS;
 }
@@ -275,7 +60,7 @@ static aclError destroy_stream(aclrtStream stream, int force, const char *api)
     if (!opemu_handle_is(stream, OPEMU_KIND_STREAM))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live stream", api, stream);
     opemu_stream *s = stream;
-    if (s->is_default)
+    if (opemu_stream_is_default(s))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: a default stream cannot be destroyed", api);
     if (!force)
         opemu_stream_drain(s);
@@ -311,9 +96,7 @@ OPEMU_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *st
     opemu_stream *s = opemu_stream_resolve(stream, &rc);
     if (s == NULL)
         return rc;
-    pthread_mutex_lock(&s->lock);
-    *status = s->head || s->running ? ACL_STREAM_STATUS_NOT_READY : ACL_STREAM_STATUS_COMPLETE;
-    pthread_mutex_unlock(&s->lock);
+    *status = opemu_stream_busy(s) ? ACL_STREAM_STATUS_NOT_READY : ACL_STREAM_STATUS_COMPLETE;
     return ACL_SUCCESS;
 }
 
@@ -330,414 +113,6 @@ OPEMU_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
     return aclrtSynchronizeDevice();
 }
 
-/* ---- events ---- */
-
-typedef struct {
-    uint32_t flags;
-    int recorded;  /* a record was issued */
-    int completed; /* ... and has executed */
-    double time_ms;
-    opemu_stream *stream;
-    int waits_pending; /* aclrtStreamWaitEvent tasks on it that have yet to run */
-} opemu_event;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static opemu_event *live_event(aclrtEvent event, const char *api, int *rc)
-{
-    if (event == NULL) {
-        *rc = opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: event is null", api);
-        return NULL;
-    }
-    if (!opemu_handle_is(event, OPEMU_KIND_EVENT)) {
-        *rc = opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %p is not a live event", api, event);
-        return NULL;
-    }
-    return event;
-}
-
-static aclError create_event(aclrtEvent *event, uint32_t flag, const char *api)
-{
-    if (event == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: event is null", api);
-    if (opemu_current_context() == NULL)
-        return ACL_ERROR_RT_CONTEXT_NULL;
-    opemu_event *e = calloc(1, sizeof *e);
-    e->flags = flag;
-    opemu_handle_add(e, OPEMU_KIND_EVENT);
-    *event = e;
-    return ACL_SUCCESS;
-}
-
-OPEMU_EXPORT aclError aclrtCreateEvent(aclrtEvent *event) { return create_event(event, 0, "aclrtCreateEvent"); }
-OPEMU_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
-{
-    return create_event(event, flag, "aclrtCreateEventWithFlag");
-}
-OPEMU_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
-{
-    return create_event(event, flag, "aclrtCreateEventExWithFlag");
-}
-
-OPEMU_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
-{
-    int rc;
-    opemu_event *e = live_event(event, "aclrtDestroyEvent", &rc);
-    if (e == NULL)
-        return rc;
-    opemu_handle_remove(e);
-    free(e);
-    return ACL_SUCCESS;
-}
-
-/* Event tasks name the event by address and check it is still live when they run. */
-static int record_task(void *event)
-{
-    if (opemu_handle_is(event, OPEMU_KIND_EVENT)) {
-        opemu_event *e = event;
-        e->time_ms = now_ms();
-        e->completed = 1;
-    }
-    return 0;
-}
-
-static int reset_task(void *event)
-{
-    if (opemu_handle_is(event, OPEMU_KIND_EVENT)) {
-        opemu_event *e = event;
-        e->recorded = e->completed = 0;
-    }
-    return 0;
-}
-
-static aclError submit_event_task(aclrtEvent event, aclrtStream stream, opemu_task_fn fn, const char *api)
-{
-    int rc;
-    opemu_event *e = live_event(event, api, &rc);
-    if (e == NULL)
-        return rc;
-    opemu_stream *s = opemu_stream_resolve(stream, &rc);
-    if (s == NULL)
-        return rc;
-    if (fn == record_task) {
-        e->recorded = 1;
-        e->completed = 0;
-        e->stream = s;
-    }
-    return opemu_stream_submit(s, fn, NULL, e);
-}
-
-int opemu_event_info(const void *event, int *recorded, int *completed, uint32_t *flags, double *time_ms)
-{
-    if (!opemu_handle_is(event, OPEMU_KIND_EVENT))
-        return -1;
-    const opemu_event *e = event;
-    *recorded = e->recorded;
-    *completed = e->completed;
-    *flags = e->flags;
-    *time_ms = e->time_ms;
-    return 0;
-}
-
-OPEMU_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
-{
-    return submit_event_task(event, stream, record_task, "aclrtRecordEvent");
-}
-
-OPEMU_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
-{
-    return submit_event_task(event, stream, reset_task, "aclrtResetEvent");
-}
-
-/* Both query APIs answer whether the event's last record has executed. */
-static aclError query_event(aclrtEvent event, void *status, const char *api, int *completed)
-{
-    int rc;
-    opemu_event *e = live_event(event, api, &rc);
-    if (e == NULL)
-        return rc;
-    if (status == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: status is null", api);
-    *completed = e->completed;
-    return ACL_SUCCESS;
-}
-
-OPEMU_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
-{
-    int completed = 0, rc = query_event(event, status, "aclrtQueryEvent", &completed);
-    if (rc == ACL_SUCCESS)
-        *status = completed ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
-    return rc;
-}
-
-OPEMU_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
-{
-    int completed = 0, rc = query_event(event, status, "aclrtQueryEventStatus", &completed);
-    if (rc == ACL_SUCCESS)
-        *status = completed ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-    return rc;
-}
-
-static int wait_for_event(opemu_event *e)
-{
-    if (e->recorded && !e->completed && opemu_handle_is(e->stream, OPEMU_KIND_STREAM))
-        return opemu_stream_drain(e->stream);
-    return 0;
-}
-
-OPEMU_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
-{
-    int rc;
-    opemu_event *e = live_event(event, "aclrtSynchronizeEvent", &rc);
-    return e ? wait_for_event(e) : rc;
-}
-
-OPEMU_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
-{
-    if (timeout < -1)
-        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEventWithTimeout: timeout %d is below -1", timeout);
-    return aclrtSynchronizeEvent(event);
-}
-
-/* A wait names the stream of the record it waits for, taken when the wait is issued: the app may
- * destroy the event before the waiting stream runs (CANN 8 allows it: the event's resources go
- * when the wait completes), and a later record must not change what an earlier wait waits for. */
-typedef struct {
-    opemu_stream *recording; /* NULL: nothing to wait for (never recorded, or already complete) */
-    opemu_event *event;      /* for its count of pending waits, while it lives */
-} pending_wait;
-
-static int wait_stream_task(void *payload)
-{
-    pending_wait *w = payload;
-    if (opemu_handle_is(w->event, OPEMU_KIND_EVENT))
-        __atomic_fetch_sub(&w->event->waits_pending, 1, __ATOMIC_RELAXED);
-    return w->recording && opemu_handle_is(w->recording, OPEMU_KIND_STREAM) ? opemu_stream_drain(w->recording) : 0;
-}
-
-static aclError wait_event(aclrtStream stream, aclrtEvent event, const char *api)
-{
-    int rc;
-    opemu_event *e = live_event(event, api, &rc);
-    if (e == NULL)
-        return rc;
-    opemu_stream *s = opemu_stream_resolve(stream, &rc);
-    if (s == NULL)
-        return rc;
-    pending_wait *w = malloc(sizeof *w);
-    if (w == NULL)
-        return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
-    *w = (pending_wait){e->recorded && !e->completed ? e->stream : NULL, e};
-    __atomic_fetch_add(&e->waits_pending, 1, __ATOMIC_RELAXED);
-    return opemu_stream_submit(s, wait_stream_task, free, w);
-}
-
-OPEMU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
-{
-    return wait_event(stream, event, "aclrtStreamWaitEvent");
-}
-
-/* The timeout bounds how long the device waits; opemu's waits never block (the recording stream
- * is drained), so it cannot expire. */
-OPEMU_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
-{
-    if (timeout < 0)
-        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtStreamWaitEventWithTimeout: timeout %d is not in "
-                          "[0, INT_MAX]", timeout);
-    return wait_event(stream, event, "aclrtStreamWaitEventWithTimeout");
-}
-
-/* Complete once every wait queued on the event has run. */
-OPEMU_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
-{
-    int rc;
-    opemu_event *e = live_event(event, "aclrtQueryEventWaitStatus", &rc);
-    if (e == NULL)
-        return rc;
-    if (status == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventWaitStatus: status is null");
-    *status = __atomic_load_n(&e->waits_pending, __ATOMIC_RELAXED) > 0 ? ACL_EVENT_WAIT_STATUS_NOT_READY
-                                                                        : ACL_EVENT_WAIT_STATUS_COMPLETE;
-    return ACL_SUCCESS;
-}
-
-/* When the event's last record executed, in microseconds of the monotonic clock. */
-OPEMU_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
-{
-    if (timestamp == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventGetTimestamp: timestamp is null");
-    int rc;
-    opemu_event *e = live_event(event, "aclrtEventGetTimestamp", &rc);
-    if (e == NULL)
-        return rc;
-    if (!e->completed)
-        return opemu_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventGetTimestamp: event %p has no executed "
-                          "record", event);
-    *timestamp = (uint64_t)(e->time_ms * 1000.0);
-    return ACL_SUCCESS;
-}
-
-OPEMU_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
-{
-    int rc;
-    if (ms == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is null");
-    opemu_event *start = live_event(startEvent, "aclrtEventElapsedTime", &rc);
-    if (start == NULL)
-        return rc;
-    opemu_event *end = live_event(endEvent, "aclrtEventElapsedTime", &rc);
-    if (end == NULL)
-        return rc;
-    if (!start->completed || !end->completed)
-        return opemu_fail(ACL_ERROR_RT_INTERNAL_ERROR,
-                          "aclrtEventElapsedTime: event recorder null: both events must have been recorded and completed");
-    *ms = (float)(end->time_ms - start->time_ms);
-    return ACL_SUCCESS;
-}
-
-/* ---- host callbacks: a subscribed thread runs them in aclrtProcessReport ---- */
-
-typedef struct report {
-    aclrtCallback fn;
-    void *user_data;
-    uint64_t thread;
-    int block;
-    int done;
-    struct report *next;
-} report;
-
-static pthread_mutex_t reports_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t reports_changed = PTHREAD_COND_INITIALIZER;
-static report *reports;
-
-static int subscribed_to_any(uint64_t thread)
-{
-    int found = 0;
-    pthread_mutex_lock(&streams_lock);
-    for (opemu_stream *s = streams; s && !found; s = s->next)
-        found = s->subscribed && s->subscriber == thread;
-    pthread_mutex_unlock(&streams_lock);
-    return found;
-}
-
-OPEMU_EXPORT aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
-{
-    int rc;
-    opemu_stream *s = opemu_stream_resolve(stream, &rc);
-    if (s == NULL)
-        return rc;
-    if (s->subscribed)
-        return opemu_fail(ACL_ERROR_REPEAT_SUBSCRIBE, "aclrtSubscribeReport: the stream is already subscribed");
-    s->subscriber = threadId;
-    s->subscribed = 1;
-    return ACL_SUCCESS;
-}
-
-OPEMU_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
-{
-    int rc;
-    opemu_stream *s = opemu_stream_resolve(stream, &rc);
-    if (s == NULL)
-        return rc;
-    if (!s->subscribed || s->subscriber != threadId)
-        return opemu_fail(ACL_ERROR_STREAM_NOT_SUBSCRIBE, "aclrtUnSubscribeReport: the stream is not subscribed to this thread");
-    s->subscribed = 0;
-    return ACL_SUCCESS;
-}
-
-static int callback_task(void *payload)
-{
-    report *r = payload;
-    pthread_mutex_lock(&reports_lock);
-    r->next = reports;
-    reports = r;
-    pthread_cond_broadcast(&reports_changed);
-    if (r->block) {
-        while (!r->done)
-            pthread_cond_wait(&reports_changed, &reports_lock);
-        free(r);
-    }
-    pthread_mutex_unlock(&reports_lock);
-    return 0;
-}
-
-OPEMU_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
-                                          aclrtStream stream)
-{
-    if (fn == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: fn is null");
-    if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchCallback: invalid blockType %d", (int)blockType);
-    int rc;
-    opemu_stream *s = opemu_stream_resolve(stream, &rc);
-    if (s == NULL)
-        return rc;
-    if (!s->subscribed)
-        return opemu_fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
-                          "The stream used by this user's callback function is not registered to any thread, "
-                          "retCode=%#x", ACL_ERROR_RT_STREAM_NO_CB_REG);
-    report *r = calloc(1, sizeof *r);
-    r->fn = fn;
-    r->user_data = userData;
-    r->thread = s->subscriber;
-    r->block = blockType == ACL_CALLBACK_BLOCK;
-    return opemu_stream_submit(s, callback_task, NULL, r);
-}
-
-static report *take_report(uint64_t thread)
-{
-    for (report **p = &reports; *p; p = &(*p)->next) {
-        if ((*p)->thread == thread) {
-            report *r = *p;
-            *p = r->next;
-            return r;
-        }
-    }
-    return NULL;
-}
-
-OPEMU_EXPORT aclError aclrtProcessReport(int32_t timeout)
-{
-    if (timeout < -1 || timeout == 0)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtProcessReport: timeout must be -1 or positive, got %d", timeout);
-    uint64_t self = (uint64_t)pthread_self();
-    if (!subscribed_to_any(self))
-        return opemu_fail(ACL_ERROR_THREAD_NOT_SUBSCRIBE, "aclrtProcessReport: this thread is not subscribed to any stream");
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout / 1000;
-    deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&reports_lock);
-    report *r;
-    while ((r = take_report(self)) == NULL) {
-        int waited = timeout == -1 ? pthread_cond_wait(&reports_changed, &reports_lock)
-                                   : pthread_cond_timedwait(&reports_changed, &reports_lock, &deadline);
-        if (waited == ETIMEDOUT) {
-            pthread_mutex_unlock(&reports_lock);
-            return opemu_fail(ACL_ERROR_WAIT_CALLBACK_TIMEOUT, "aclrtProcessReport: no callback within %d ms", timeout);
-        }
-    }
-    pthread_mutex_unlock(&reports_lock);
-    r->fn(r->user_data);
-    pthread_mutex_lock(&reports_lock);
-    if (r->block) {
-        r->done = 1;
-        pthread_cond_broadcast(&reports_changed);
-    } else {
-        free(r);
-    }
-    pthread_mutex_unlock(&reports_lock);
-    return ACL_SUCCESS;
-}
 
 /* ---- stream configuration, identity and attributes ---- */
 
@@ -829,7 +204,7 @@ OPEMU_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
     int rc;
     opemu_stream *s = stream_arg(stream, streamId, "aclrtStreamGetId", &rc);
     if (s)
-        *streamId = s->id;
+        *streamId = opemu_stream_settings_of(s)->id;
     return s ? ACL_SUCCESS : rc;
 }
 
@@ -838,7 +213,7 @@ OPEMU_EXPORT aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *prior
     int rc;
     opemu_stream *s = stream_arg(stream, priority, "aclrtStreamGetPriority", &rc);
     if (s)
-        *priority = s->priority;
+        *priority = opemu_stream_settings_of(s)->priority;
     return s ? ACL_SUCCESS : rc;
 }
 
@@ -847,7 +222,7 @@ OPEMU_EXPORT aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
     int rc;
     opemu_stream *s = stream_arg(stream, flags, "aclrtStreamGetFlags", &rc);
     if (s)
-        *flags = s->flags;
+        *flags = opemu_stream_settings_of(s)->flags;
     return s ? ACL_SUCCESS : rc;
 }
 
@@ -896,9 +271,10 @@ OPEMU_EXPORT aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAtt
     if (!attribute_value_ok(stmAttrType, value))
         return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSetStreamAttribute: value out of range for attribute %d",
                           (int)stmAttrType);
-    s->attributes[stmAttrType] = *value;
+    opemu_stream_settings *settings = opemu_stream_settings_of(s);
+    settings->attributes[stmAttrType] = *value;
     if (stmAttrType == ACL_STREAM_ATTR_PRIORITY)
-        s->priority = value->streamPriority;
+        settings->priority = value->streamPriority;
     return ACL_SUCCESS;
 }
 
@@ -909,7 +285,7 @@ OPEMU_EXPORT aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAtt
     opemu_stream *s = attribute_args(stream, stmAttrType, value, "aclrtGetStreamAttribute", &rc);
     if (s == NULL)
         return rc;
-    *value = s->attributes[stmAttrType];
+    *value = opemu_stream_settings_of(s)->attributes[stmAttrType];
     return ACL_SUCCESS;
 }
 
@@ -922,31 +298,4 @@ OPEMU_EXPORT aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
         return ACL_ERROR_RT_CONTEXT_NULL;
     *stream = ctx->default_stream;
     return ACL_SUCCESS;
-}
-
-/* ---- host functions: run in stream order, no subscribed thread needed ---- */
-
-typedef struct {
-    aclrtHostFunc fn;
-    void *args;
-} host_func;
-
-static int host_func_task(void *payload)
-{
-    host_func *h = payload;
-    h->fn(h->args);
-    return 0;
-}
-
-OPEMU_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
-{
-    if (fn == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtLaunchHostFunc: fn is null");
-    int rc;
-    opemu_stream *s = opemu_stream_resolve(stream, &rc);
-    if (s == NULL)
-        return rc;
-    host_func *h = malloc(sizeof *h);
-    *h = (host_func){fn, args};
-    return opemu_stream_submit(s, host_func_task, free, h);
 }

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
 
 #define RUNTIME_RELEASE "9.1.0" /* hicann/runtime's release (set_cann_package npu-runtime) */
 

@@ -6,11 +6,15 @@
  * one physical allocation may back several ranges). Mapped ranges enter the device memory registry
  * as borrowed device allocations, so kernels, copies and the sanitizer accept them; adjacent
  * mappings of one reservation form one registry entry, because a tensor may straddle two of them. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "internal.h"
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/memory.h"
 
 /* Both the minimum and the recommended granularity: the device's huge page. */
 #define GRANULARITY (2ULL << 20)

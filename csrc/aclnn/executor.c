@@ -4,7 +4,9 @@
  * destroy it right after launching. */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "aclnn_internal.h"
+#include "core/core.h"
+#include "core/hooks.h"
 
 typedef struct {
     aclOpExecutor public_part;
@@ -17,9 +19,6 @@ typedef struct {
     int64_t *list_item;
     uint64_t ir_inputs; /* how many IR inputs the op has (aclSetDynamicTensorAddr counts them first) */
 } executor_record;
-
-/* Implemented by the bridge: forgets the Python plan of an executor. */
-void opemu_py_release_plan(uint64_t plan_id);
 
 aclOpExecutor *opemu_executor_create(const char *op, uint64_t n_inputs, uint64_t n_outputs)
 {

@@ -2,10 +2,13 @@
  * kernel on the stream; the kernel itself runs in Python (opemu_py_execute). */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-
-void opemu_executor_task_begin(aclOpExecutor *e);
-void opemu_executor_task_end(aclOpExecutor *e);
+#include "aclnn_internal.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/hooks.h"
+#include "core/memory.h"
+#include "core/stream.h"
+#include "sanitizer/sanitizer.h"
 
 /* A launch captures the tensor addresses as they are at launch time, as a kernel's arguments
  * are on hardware, so later aclSet*TensorAddr calls do not reach a queued task. */

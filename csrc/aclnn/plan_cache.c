@@ -12,9 +12,11 @@
  * Only successes are remembered. A remembered plan is never forgotten (Python pins it under its id):
  * executors made from it may be repeatable and outlive any eviction, so each entry point keeps at
  * most PLANS_PER_ENTRY and later signatures take the Python path. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "aclnn_internal.h"
+#include "core/core.h"
 
 enum { PLANS_PER_ENTRY = 64 };
 

@@ -4,11 +4,10 @@
  * values are checked by the operators, never here. */
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "aclnn_internal.h"
+#include "core/core.h"
 
 /* operator new[] lives in the C++ unit: callers free these arrays with delete[]. */
-int64_t *opemu_new_int64_array(uint64_t n);
-
 static int check_handle(const void *handle, int kind, const char *api, const char *what)
 {
     if (handle == NULL)
@@ -350,4 +349,36 @@ OPEMU_EXPORT aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **add
     CHECK_GETTER(tensor, OPEMU_KIND_TENSOR, "aclGetRawTensorAddr", addr);
     *addr = tensor->data;
     return ACLNN_SUCCESS;
+}
+
+/* `n` values as a JSON list's items, into out (truncated, as the trace is, when too long). */
+static void json_items(char *out, size_t size, const int64_t *values, uint64_t n)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (uint64_t i = 0; i < n && used < size; i++) {
+        int written = snprintf(out + used, size - used, i ? ", %lld" : "%lld", (long long)values[i]);
+        if (written < 0)
+            break;
+        used += (size_t)written;
+    }
+}
+
+void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tensor)
+{
+    if (tensor == NULL) {
+        opemu_trace_json(t, name, "null");
+        return;
+    }
+    if (!opemu_handle_is(tensor, OPEMU_KIND_TENSOR)) {
+        opemu_trace_json(t, name, "{\"handle\": \"%p\", \"live\": false}", (const void *)tensor);
+        return;
+    }
+    uint64_t ndim = tensor->ndim < OPEMU_MAX_DIMS ? tensor->ndim : OPEMU_MAX_DIMS;
+    char shape[OPEMU_MAX_DIMS * 24], strides[OPEMU_MAX_DIMS * 24];
+    json_items(shape, sizeof shape, tensor->dims, ndim);
+    json_items(strides, sizeof strides, tensor->strides, ndim);
+    opemu_trace_json(t, name, "{\"handle\": \"%p\", \"dtype\": %d, \"format\": %d, \"shape\": [%s], \"strides\": [%s], "
+                     "\"offset\": %lld, \"data\": \"%p\"}", (const void *)tensor, tensor->dtype, tensor->format, shape,
+                     strides, (long long)tensor->offset, tensor->data);
 }

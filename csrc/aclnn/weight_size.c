@@ -12,7 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "aclnn_internal.h"
+#include "core/core.h"
 
 typedef enum { SOC_OTHER, SOC_310P, SOC_910B, SOC_910_93, SOC_REGBASE } soc_family;
 

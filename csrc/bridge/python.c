@@ -4,7 +4,11 @@
  * interpreter must find numpy and opemu without PYTHONPATH whether opemu sits in a virtualenv or
  * system-wide, so the import path gets: OPEMU_PYTHONPATH, the site-packages this library was
  * installed into (found from its own file name), and the site directories baked in at build time.
- * A start that fails is an error status with its reason, never a crash or a silent success. */
+ * A start that fails is an error status with its reason, never a crash or a silent success.
+ *
+ * The libraries below reach the interpreter through core's hooks (opemu_python_ready), which this
+ * file fills in when the library loads, and Python's functions through the cffi embedded functions
+ * their headers declare (opemu_py_*). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <dlfcn.h>
@@ -13,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "internal.h"
+#include <pthread.h>
+#include "aclnn/opdev/op_errno.h"
+#include "bridge/bridge_api.h"
+#include "core/errors.h"
+#include "core/hooks.h"
 
 #ifndef OPEMU_BAKED_PYTHONPATH
 #define OPEMU_BAKED_PYTHONPATH ""
@@ -142,11 +150,18 @@ __attribute__((visibility("default"))) int opemu_start_bridge(void)
     return opemu_python_ready("opemu.core.kernels");
 }
 
-int opemu_python_ready(const char *entry_point)
+/* The interpreter's start, given to the layers below through core's hooks (opemu_python_ready). */
+static int start_python(const char *entry_point)
 {
     pthread_once(&once, start);
     if (started == 0)
         return 0;
     opemu_fail(ACLNN_ERR_INNER, "%s: %s (import path: %s)", entry_point, failure, site_dirs);
     return -1;
+}
+
+__attribute__((constructor)) static void give_interpreter(void)
+{
+    static const opemu_hooks hooks = {.start_python = start_python};
+    opemu_hooks_register(&hooks);
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core/config.h"
 
 /* A product that supports every operator opemu implements (Atlas A2 training series). */
 #define OPEMU_DEFAULT_SOC "Ascend910B1"
@@ -62,6 +62,18 @@ int opemu_deferred_streams(void)
     return mode && strcmp(mode, "deferred") == 0;
 }
 
+int opemu_strict(void)
+{
+    static int strict = -1;
+    if (strict < 0) {
+        const char *env = getenv("OPEMU_STRICT");
+        strict = env && strcmp(env, "1") == 0;
+        if (env && *env && !strict && strcmp(env, "0") != 0)
+            opemu_setting_refused("OPEMU_STRICT", env, "0 or 1", "0");
+    }
+    return strict;
+}
+
 const char *opemu_soc_name(void)
 {
     const char *soc = getenv("OPEMU_SOC");
@@ -81,35 +93,4 @@ int opemu_fault_at(const char *entry)
 static int deterministic;
 
 int opemu_deterministic(void) { return deterministic; }
-
-static aclError set_sys_param(aclSysParamOpt opt, int64_t value)
-{
-    switch (opt) {
-    case ACL_OPT_DETERMINISTIC:
-        deterministic = value != 0;
-        return ACL_SUCCESS;
-    case ACL_OPT_ENABLE_DEBUG_KERNEL:
-    case ACL_OPT_ENABLE_KERNEL_EARLY_START:
-        return ACL_SUCCESS; /* no observable effect on a host emulation */
-    default:
-        /* 2 is the deprecated ACL_OPT_STRONG_CONSISTENCY (named by value: the name warns) */
-        if ((int)opt == 2)
-            return ACL_SUCCESS;
-        break;
-    }
-    return opemu_fail(ACL_ERROR_INVALID_PARAM, "invalid aclSysParamOpt %d", (int)opt);
-}
-
-OPEMU_EXPORT aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
-{
-    if (opemu_current_context() == NULL)
-        return ACL_ERROR_RT_CONTEXT_NULL;
-    return set_sys_param(opt, value);
-}
-
-OPEMU_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
-{
-    return set_sys_param(opt, value);
-}
-
-OPEMU_EXPORT const char *aclrtGetSocName(void) { return opemu_soc_name(); }
+void opemu_set_deterministic(int on) { deterministic = on; }

@@ -1,9 +1,10 @@
-/* aclGetRecentErrMsg and the log.
+/* The thread's recent message (aclGetRecentErrMsg's), its last failed status, and the log.
  *
  * The message is thread-local and cleared when read; the returned pointer stays valid until the
  * thread's next call, so two buffers alternate: `pending` collects, `returned` is what the app
  * holds. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include "internal.h"
-
-#define OPEMU_MSG_MAX 2048
+#include "acl/acl.h"
+#include "core/errors.h"
 
 static __thread char pending[OPEMU_MSG_MAX];
 static __thread char returned[OPEMU_MSG_MAX];
@@ -81,8 +81,8 @@ static FILE *plog_file(void)
     return file;
 }
 
-static void log_line(int level, const char *module, const char *func, const char *file, uint32_t line,
-                     const char *message)
+void opemu_log_line(int level, const char *module, const char *func, const char *file, uint32_t line,
+                    const char *message)
 {
     static const char *names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
     if (level < log_level() || level > ACL_ERROR || level < 0)
@@ -127,7 +127,7 @@ void opemu_error_message(int code, const char *message)
              (long)(tv.tv_usec / 1000), (long)(tv.tv_usec % 1000), title(code), message);
     snprintf(last, sizeof last, "%s", message);
     serial++;
-    log_line(ACL_ERROR, "ASCENDCL", NULL, NULL, 0, message);
+    opemu_log_line(ACL_ERROR, "ASCENDCL", NULL, NULL, 0, message);
 }
 
 int opemu_fail(int code, const char *fmt, ...)
@@ -146,47 +146,19 @@ void opemu_error_restore(const char *formatted)
     snprintf(pending, sizeof pending, "%s", formatted);
 }
 
-static aclError last_error_of(aclrtLastErrLevel level, int clear, const char *api)
+int opemu_error_status(int clear)
 {
-    if (level != ACL_RT_THREAD_LEVEL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: level %d must be ACL_RT_THREAD_LEVEL", api, (int)level);
     int code = last_error;
     if (clear)
         last_error = ACL_SUCCESS;
     return code;
 }
 
-OPEMU_EXPORT aclError aclrtGetLastError(aclrtLastErrLevel level)
-{
-    return last_error_of(level, 1, "aclrtGetLastError");
-}
-
-OPEMU_EXPORT aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
-{
-    return last_error_of(level, 0, "aclrtPeekAtLastError");
-}
-
-OPEMU_EXPORT const char *aclGetRecentErrMsg(void)
+const char *opemu_error_take(void)
 {
     if (pending[0] == 0)
         return NULL;
     memcpy(returned, pending, sizeof returned);
     pending[0] = 0;
     return returned;
-}
-
-/* Variadic, so no shim can forward to it: it is exported as it is. */
-__attribute__((visibility("default"))) void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
-                            const char *fmt, ...)
-{
-    if (fmt == NULL)
-        return;
-    char text[OPEMU_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    char body[OPEMU_MSG_MAX + 512];
-    snprintf(body, sizeof body, "%s:%u: \"%s\"", file ? file : "", line, text);
-    log_line((int)logLevel, "APP", func, file, line, body);
 }

@@ -3,7 +3,9 @@
  * Every check looks a pointer up here before touching it, so a destroyed, foreign or random
  * pointer yields an error code instead of a dereference. Open addressing with tombstones. */
 #include <stdlib.h>
-#include "internal.h"
+#include <pthread.h>
+#include <stdint.h>
+#include "core/handles.h"
 
 #define TOMBSTONE ((uintptr_t)1)
 

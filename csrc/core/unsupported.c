@@ -4,13 +4,16 @@
  * emulation answers its family's documented not-supported status (the generated shim passes it),
  * with a message naming the function and its header. The message is retrievable the family's way
  * (aclGetRecentErrMsg; appended by mcGetErrorString / mcdnnGetErrorString / mcblasGetStatusString
- * to the not-supported status's text), the call is flagged in the trace, and the first call of each
+ * to the not-supported status's text), the hooks hear of the call (the trace flags it, the MACA
+ * runtime makes its own functions' status sticky, and may name a reason), and the first call of each
  * such function in a process prints one warning on stderr, since a program that ignores statuses
  * would otherwise go on with data the call never produced. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include <pthread.h>
+#include "core/errors.h"
+#include "core/hooks.h"
 
 #define WARNED_MAX 1024
 
@@ -34,7 +37,10 @@ static int first_call(const char *function)
 
 int opemu_not_supported(int status, const char *status_name, const char *function, const char *header)
 {
-    const char *reason = opemu_mc_unsupported_reason(function);
+    const char *reason = NULL;
+    for (int i = 0; i < opemu_hook_table_count && reason == NULL; i++)
+        if (opemu_hook_tables[i]->unsupported_reason)
+            reason = opemu_hook_tables[i]->unsupported_reason(function);
     if (header[0] && reason)
         snprintf(detail, sizeof detail, "%s (%s) is not supported by opemu: %s", function, header, reason);
     else if (header[0])
@@ -45,9 +51,7 @@ int opemu_not_supported(int status, const char *status_name, const char *functio
                  "header declares it), the emulator does not implement it", function);
     detail_status = status;
     opemu_error_message(status, detail);
-    if (strncmp(function, "mc", 2) == 0 && strncmp(function, "mcdnn", 5) != 0 && strncmp(function, "mcblas", 6) != 0)
-        opemu_mc_set_last_error(status); /* the runtime's calls are sticky; cuDNN/cuBLAS-style ones are not */
-    opemu_trace_unsupported(function, status, status_name);
+    OPEMU_NOTIFY(not_supported, function, status, status_name);
     if (first_call(function))
         fprintf(stderr, "opemu: warning: %s (status %d)\n", detail, status);
     return status;

@@ -1,4 +1,5 @@
-/* MACA device queries: properties and attributes, PCI identities, peer access, versions.
+/* MACA devices: properties and attributes, PCI identities, peer access, versions, synchronisation
+ * and reset.
  *
  * The emulated devices are MetaX C500s (xcore1000: 64-lane waves; mcTriton maps its major 10 to
  * capability 8.0) whose memory is opemu's configured device memory. Textures and surfaces are not
@@ -355,6 +356,29 @@ OPEMU_EXPORT mcError_t mcDriverGetVersion(int *driverVersion)
     if (driverVersion == NULL)
         return mc_fail(mcErrorInvalidValue, "mcDriverGetVersion: driverVersion is null");
     *driverVersion = MACART_VERSION;
+    return mcSuccess;
+}
+
+/* ---- synchronisation and reset ---- */
+
+OPEMU_EXPORT mcError_t mcDeviceSynchronize(void)
+{
+    mc_context();
+    int device = opemu_mc_current_device();
+    int rc = opemu_device_drain(device);
+    mc_pools_trim(device);
+    return rc ? mc_from_runtime(rc, "mcDeviceSynchronize") : mcSuccess;
+}
+
+/* Releases everything the current device holds (memory, pools, streams, peer mappings, its primary
+ * context); the next call creates a fresh primary context. */
+OPEMU_EXPORT mcError_t mcDeviceReset(void)
+{
+    int device = opemu_mc_current_device();
+    mc_pools_reset(device);
+    mc_managed_reset(device);
+    mc_peer_reset(device);
+    opemu_device_reset(device);
     return mcSuccess;
 }
 

@@ -1,12 +1,19 @@
-/* What the MACA runtime's C files (mc_*.c) share: the error model, the current device, streams and
- * the copy machinery of mc_runtime.c, the pools of mc_pool.c, the host-memory records of mc_memory.c. */
+/* What the MACA runtime's C files share: the error model, the current device and streams of
+ * runtime.c, the copy machinery of copy.c, the pools of pool.c, the host-memory records of memory.c. */
 #ifndef OPEMU_MC_INTERNAL_H
 #define OPEMU_MC_INTERNAL_H
 
-#include "internal.h"
+#include <pthread.h>
+#include "acl/acl.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/memory.h"
+#include "core/stream.h"
+#include "mc/mc.h"
 #include "mcr/mc_runtime_api.h"
+#include "sanitizer/sanitizer.h"
 
-/* ---- errors (mc_runtime.c) ---- */
+/* ---- errors (runtime.c) ---- */
 /* Records `code` as the thread's sticky error with a message (mcGetLastError, aclGetRecentErrMsg). */
 mcError_t mc_fail(mcError_t code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A status from the shared runtime (an aclError or a task's status) as a recorded mcError_t. */
@@ -17,14 +24,17 @@ mcError_t mc_check_size(size_t size, size_t granule, const char *api);
 /* A device allocation of `size` (> 0) bytes on `device`, 512-byte aligned. */
 mcError_t mc_device_malloc(void **devPtr, size_t size, int device, const char *api);
 
-/* ---- the thread's device and streams (mc_runtime.c) ---- */
+/* Whether `function` is a runtime function (mc*, not mcdnn* or mcblas*). */
+int mc_runtime_function(const char *function);
+
+/* ---- the thread's device and streams (runtime.c) ---- */
 /* The current device's primary context, created on first use. */
 opemu_context *mc_context(void);
 /* The stream an mc call names (0: the current device's default stream); NULL after recording
  * mcErrorInvalidResourceHandle in *error. */
 opemu_stream *mc_stream(mcStream_t stream, const char *api, mcError_t *error);
 
-/* ---- copies and sets (mc_runtime.c): `height` rows of `width` bytes, rows `pitch` apart ---- */
+/* ---- copies and sets (copy.c): `height` rows of `width` bytes, rows `pitch` apart ---- */
 typedef struct {
     void *dst;
     size_t dpitch;
@@ -35,8 +45,6 @@ typedef struct {
     int is_set;
     int synchronous; /* the host waits for it: a read of memory a queued task will still write is stale */
 } mc_transfer;
-/* Whether the legacy default stream waits for stream `s` (it was not created mcStreamNonBlocking). */
-int mc_stream_blocking(const opemu_stream *s);
 /* Checks a copy's kind and pointers: the side(s) the kind (or, for mcMemcpyDefault, the pointers)
  * puts on the device must hold `dspan`/`sspan` bytes inside one live device allocation. */
 mcError_t mc_check_copy(void *dst, size_t dspan, const void *src, size_t sspan, mcMemcpyKind kind, const char *api);
@@ -46,7 +54,7 @@ mcError_t mc_device_side(const void *address, size_t count, int device, const ch
 mcError_t mc_transfer_now(const mc_transfer *t, const char *api);
 mcError_t mc_transfer_on(const mc_transfer *t, mcStream_t stream, const char *api);
 
-/* ---- memory pools (mc_pool.c) ---- */
+/* ---- memory pools (pool.c) ---- */
 /* Frees `ptr` when a pool allocated it (after the device's queued work): 1 when it did, else 0. */
 int mc_pool_free_now(void *ptr);
 /* Gives back cached pool memory above each pool's release threshold, as a synchronisation does. */
@@ -54,17 +62,19 @@ void mc_pools_trim(int device);
 /* Forgets the device's pools' bookkeeping (mcDeviceReset releases their memory). */
 void mc_pools_reset(int device);
 
-/* ---- host memory (mc_memory.c) ---- */
+/* ---- host memory (memory.c) ---- */
 /* Whether `ptr` is page-locked host memory (mcHostAlloc, mcMallocHost or mcHostRegister). */
 int mc_host_pinned(const void *ptr);
 /* Whether `ptr` starts a managed allocation, and forgetting one at mcFree or mcDeviceReset. */
 int mc_managed_release(void *ptr);
 void mc_managed_reset(int device);
 
-/* ---- peer access (mc_device.c) ---- */
+/* ---- peer access (device.c) ---- */
 void mc_peer_reset(int device);
 
-/* ---- stream attributes (mc_stream.c) ---- */
+/* ---- stream attributes (stream.c) ---- */
 void mc_stream_forget(mcStream_t stream);
+/* Whether the legacy default stream waits for stream `s` (it was not created mcStreamNonBlocking). */
+int mc_stream_blocking(const opemu_stream *s);
 
 #endif

@@ -1,5 +1,6 @@
-/* MACA memory beyond plain mcMalloc: managed memory, page-locked host memory (allocated or
- * registered), pointer attributes, pitched allocations, 2D copies and sets, peer copies.
+/* MACA memory: device memory (mcMalloc, mcFree, mcMemGetInfo), managed memory, page-locked host
+ * memory (allocated or registered), pointer attributes, pitched allocations, 2D copies and sets,
+ * peer copies.
  *
  * Device memory is host memory here, so managed memory is device memory the host may touch, and
  * every page-locked host range is mapped for the device at its own address (unified addressing):
@@ -88,6 +89,50 @@ int mc_host_pinned(const void *ptr)
 {
     pinned p;
     return pin_find(ptr, &p);
+}
+
+/* ---- device memory ---- */
+
+OPEMU_EXPORT mcError_t mcMalloc(void **devPtr, size_t size)
+{
+    if (devPtr == NULL)
+        return mc_fail(mcErrorInvalidValue, "mcMalloc: devPtr is null");
+    if (size == 0) { /* as cudaMalloc: success, and no allocation */
+        *devPtr = NULL;
+        return mcSuccess;
+    }
+    return mc_device_malloc(devPtr, size, mc_context()->device, "mcMalloc");
+}
+
+/* Freeing waits for the device's queued work, as cudaFree does, so a queued task never sees memory
+ * that was freed after it was issued. Memory from mcMallocAsync and mcMallocManaged is freed too. */
+OPEMU_EXPORT mcError_t mcFree(void *devPtr)
+{
+    if (devPtr == NULL)
+        return mcSuccess;
+    mc_context();
+    int pending = opemu_device_drain(opemu_mc_current_device());
+    if (!mc_pool_free_now(devPtr)) {
+        int managed = mc_managed_release(devPtr);
+        if (opemu_memory_free(devPtr, OPEMU_MEM_DEVICE) != 0) {
+            opemu_sanitize_bad_free(devPtr, "mcFree");
+            return mc_fail(mcErrorInvalidValue, "mcFree: %p was not allocated by mcMalloc%s or was freed already",
+                           devPtr, managed ? "Managed" : "");
+        }
+    }
+    return pending ? mc_from_runtime(pending, "mcFree") : mcSuccess;
+}
+
+OPEMU_EXPORT mcError_t mcMallocHost(void **ptr, size_t size) { return mcHostAlloc(ptr, size, mcHostAllocDefault); }
+
+OPEMU_EXPORT mcError_t mcMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    if (free_bytes == NULL || total == NULL)
+        return mc_fail(mcErrorInvalidValue, "mcMemGetInfo: free and total must not be null");
+    opemu_context *ctx = mc_context();
+    *total = (size_t)opemu_device_memory_bytes();
+    *free_bytes = *total - (size_t)opemu_memory_used(ctx->device);
+    return mcSuccess;
 }
 
 /* ---- page-locked host memory ---- */

@@ -3,7 +3,7 @@
  * As in CUDA, a pool keeps the memory of freed blocks reserved for reuse and gives back what exceeds
  * its release threshold (mcMemPoolAttrReleaseThreshold, 0 by default) when the device, a stream or
  * an event is synchronised, or down to a floor on mcMemPoolTrimTo. A block is a device allocation
- * of the registry (csrc/memory.c), so reserved memory counts as used in mcMemGetInfo, as on the
+ * of the registry (core/memory.c), so reserved memory counts as used in mcMemGetInfo, as on the
  * device. The free itself is a stream task: the block becomes reusable once the stream reaches it,
  * and at once for later allocations on the stream that freed it (stream order makes that safe).
  * Pools other than the default ones (mcMemPoolCreate) are not emulated. */

@@ -1,4 +1,5 @@
-/* MACA streams' flags and priorities, host callbacks, and events recorded with flags.
+/* MACA streams: creation with flags and priorities, synchronisation and destruction, host callbacks,
+ * and events recorded with flags.
  *
  * One host thread runs every stream's tasks in issue order, so a priority orders nothing and a
  * non-blocking stream differs only in not waiting for the default stream (which a synchronous copy
@@ -119,6 +120,42 @@ OPEMU_EXPORT mcError_t mcStreamGetPriority(mcStream_t hStream, int *priority)
         return mc_fail(mcErrorInvalidValue, "mcStreamGetPriority: priority is null");
     *priority = lookup(hStream).priority;
     return mcSuccess;
+}
+
+/* ---- synchronisation and destruction ---- */
+
+OPEMU_EXPORT mcError_t mcStreamDestroy(mcStream_t stream)
+{
+    if (stream == NULL || !opemu_handle_is(stream, OPEMU_KIND_STREAM))
+        return mc_fail(mcErrorInvalidResourceHandle, "mcStreamDestroy: %p is not a live stream", (void *)stream);
+    if (stream == (mcStream_t)mc_context()->default_stream)
+        return mc_fail(mcErrorInvalidResourceHandle, "mcStreamDestroy: the default stream cannot be destroyed");
+    /* queued work completes before the stream's resources go, as in CUDA */
+    int rc = opemu_stream_drain((opemu_stream *)stream);
+    mc_stream_forget(stream);
+    opemu_stream_release((opemu_stream *)stream);
+    return rc ? mc_from_runtime(rc, "mcStreamDestroy") : mcSuccess;
+}
+
+OPEMU_EXPORT mcError_t mcStreamSynchronize(mcStream_t stream)
+{
+    mcError_t error = mcSuccess;
+    opemu_stream *s = mc_stream(stream, "mcStreamSynchronize", &error);
+    if (s == NULL)
+        return error;
+    int rc = opemu_stream_drain(s);
+    mc_pools_trim(opemu_stream_device(s));
+    return rc ? mc_from_runtime(rc, "mcStreamSynchronize") : mcSuccess;
+}
+
+/* mcErrorNotReady is an answer, not an error: it is not recorded as the sticky error. */
+OPEMU_EXPORT mcError_t mcStreamQuery(mcStream_t stream)
+{
+    mcError_t error = mcSuccess;
+    opemu_stream *s = mc_stream(stream, "mcStreamQuery", &error);
+    if (s == NULL)
+        return error;
+    return opemu_stream_busy(s) ? mcErrorNotReady : mcSuccess;
 }
 
 /* ---- host functions in stream order ---- */

@@ -1,13 +1,19 @@
 /* mcBLAS handle and helper functions: create/destroy, stream, pointer/math/atomics modes, workspace,
  * versions and status strings. Cheap calls, all in C; the routines (level 1-3, the vector/matrix
- * copies) are Python entry points that read the handle (bridge_api.h) and queue their work on its
+ * copies) are Python entry points that read the handle (handle.h) and queue their work on its
  * stream with opemu_mcblas_submit.
  *
  * The handle is registered in the handle table: a NULL, destroyed or foreign handle is
  * MCBLAS_STATUS_NOT_INITIALIZED (cuBLAS's status for a handle it does not know), never a
  * dereference. Statuses and their order are cuBLAS 11's, renamed. */
 #include <stdlib.h>
-#include "internal.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/hooks.h"
+#include "core/memory.h"
+#include "core/stream.h"
+#include "mc/mc.h"
+#include "mcblas/handle.h"
 
 /* mcBLAS answers the CUDA runtime level MACA's compatibility layer targets, as mcDNN does. */
 #define OPEMU_MCBLAS_CUDART_VERSION 11060

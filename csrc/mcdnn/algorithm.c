@@ -6,6 +6,7 @@
  * one, then the mcdnnAlgorithm_t; Restore refuses a buffer without the tag (BAD_PARAM).
  * The callback: opemu records mask, user data and function and returns them; it logs no API events,
  * so it never calls the function. */
+#include <pthread.h>
 #include <string.h>
 #include "mcdnn_internal.h"
 

@@ -1,6 +1,6 @@
 /* mcDNN filter and convolution descriptors, and the forward output dims (cuDNN 8 rules, renamed).
  * Cheap calls, all in C; the convolution routines and their algorithm queries are Python entry points
- * (python/opemu/ops/mcdnn/convolution.py) that read these structs (bridge_api.h).
+ * (python/opemu/ops/mcdnn/convolution.py) that read these structs (descriptors.h).
  *
  * Descriptors live in the handle table: a NULL, destroyed or foreign pointer is BAD_PARAM. */
 #include <string.h>

@@ -1,9 +1,14 @@
-/* What the mcDNN object files share (mcdnn_objects.c): the failure report, the liveness check and the
- * create/destroy pair every descriptor kind uses. */
+/* What the mcDNN files share: the failure report, the liveness check and the create/destroy pair every
+ * descriptor kind uses (objects.c), and the functions of mcdnn.c and tensor.c other files build on. */
 #ifndef OPEMU_MCDNN_INTERNAL_H
 #define OPEMU_MCDNN_INTERNAL_H
 
-#include "internal.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/hooks.h"
+#include "core/stream.h"
+#include "mc/mc.h"
+#include "mcdnn/descriptors.h"
 
 /* Records `fmt` as the message of `status` and returns it. */
 mcdnnStatus_t opemu_mcdnn_fail(mcdnnStatus_t status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -15,5 +20,7 @@ mcdnnStatus_t opemu_mcdnn_create(void **out, size_t size, int kind, const char *
 mcdnnStatus_t opemu_mcdnn_destroy(void *object, int kind, const char *type, const char *api);
 /* Bytes per element of `type`, 0 for a value that is not a storage type. */
 int opemu_mcdnn_element_size(int type);
+/* `desc` when it is a live tensor descriptor, else NULL after recording BAD_PARAM (tensor.c). */
+struct mcdnnTensorStruct *opemu_mcdnn_live_tensor(const void *desc, const char *api);
 
 #endif

@@ -2,7 +2,7 @@
  * BN / normalization parameter descriptors, the dropout descriptor and the spatial transformer
  * descriptor. Cheap calls, all in C; the compute routines (and mcdnnSetDropoutDescriptor, which
  * initialises the RNG states on the handle's stream) are Python entry points that read these
- * structs (bridge_api.h).
+ * structs (descriptors.h).
  *
  * Rules are cuDNN 8.5's, renamed (reference mcdnn.md §3.1, §3.3, §3.7, §3.9). Descriptors live in the
  * handle table, so a NULL, destroyed or foreign pointer is MCDNN_STATUS_BAD_PARAM. */

@@ -1,4 +1,4 @@
-/* The mcDNN descriptor plumbing shared by mcdnn_conv.c and mcdnn_opdesc.c (see mcdnn_internal.h). */
+/* The mcDNN descriptor plumbing shared by conv.c, opdesc.c and algorithm.c (see mcdnn_internal.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,10 @@
  *   - host dereferences of device memory: device allocations get pages of their own, inaccessible
  *     while no API call is running, and the fault is reported before the process dies of it;
  * Other modules add their own findings (executor reuse, memcpy kinds, short workspaces, …).
- * Findings go to OPEMU_CHECK_REPORT (a file, one line each) or stderr. */
+ * Findings go to OPEMU_CHECK_REPORT (a file, one line each) or stderr.
+ *
+ * The sanitizer observes: core's hooks tell it of allocations, resets and findings, the trace of
+ * every API call; nothing below it calls it by name. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,7 +22,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "internal.h"
+#include <pthread.h>
+#include "core/config.h"
+#include "core/handles.h"
+#include "core/hooks.h"
+#include "core/memory.h"
+#include "sanitizer/sanitizer.h"
+#include "trace/trace.h"
 
 #define GRANULE 64 /* bytes tracked as one written/unwritten unit */
 #define GRAVEYARD 4096
@@ -40,25 +49,8 @@ static size_t graveyard_next;
 static unsigned long findings;
 static int leaks_reported;
 
-int opemu_strict(void)
+static void report(const char *kind, const char *message)
 {
-    static int strict = -1;
-    if (strict < 0) {
-        const char *env = getenv("OPEMU_STRICT");
-        strict = env && strcmp(env, "1") == 0;
-        if (env && *env && !strict && strcmp(env, "0") != 0)
-            opemu_setting_refused("OPEMU_STRICT", env, "0 or 1", "0");
-    }
-    return strict;
-}
-
-void opemu_finding(const char *kind, const char *fmt, ...)
-{
-    char message[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
     const char *call = opemu_trace_current();
     pthread_mutex_lock(&lock);
     findings++;
@@ -69,28 +61,6 @@ void opemu_finding(const char *kind, const char *fmt, ...)
     if (out)
         fclose(out);
     pthread_mutex_unlock(&lock);
-}
-
-void opemu_sanitize_alloc(opemu_allocation *a)
-{
-    if (!opemu_strict() || a->kind != OPEMU_MEM_DEVICE)
-        return;
-    memset((void *)a->start, 0xFF, a->mapped); /* NaN in every float type: unwritten data shows */
-    a->shadow = calloc(1, sizeof *a->shadow);
-    a->shadow->written = calloc(a->mapped / GRANULE + 1, 1);
-}
-
-void opemu_sanitize_free(const opemu_allocation *a)
-{
-    if (!opemu_strict())
-        return;
-    pthread_mutex_lock(&lock);
-    graveyard[graveyard_next++ % GRAVEYARD] = (freed_range){a->start, a->mapped};
-    pthread_mutex_unlock(&lock);
-    if (a->shadow) {
-        free(a->shadow->written);
-        free(a->shadow);
-    }
 }
 
 static int was_freed(uintptr_t address, freed_range *hit)
@@ -212,9 +182,9 @@ static void report_memory(int32_t device, const char *when)
                       (unsigned long long)t.bytes, when);
 }
 
-/* Called before a device reset releases what the device holds (aclrtResetDevice, mcDeviceReset):
- * memory the app never freed is a leak there, as compute-sanitizer reports it at cudaDeviceReset. */
-void opemu_sanitize_reset(int32_t device, const char *when)
+/* Before a device reset releases what the device holds (aclrtResetDevice, mcDeviceReset): memory
+ * the app never freed is a leak there, as compute-sanitizer reports it at cudaDeviceReset. */
+static void device_reset(int32_t device, const char *when)
 {
     if (opemu_strict())
         report_memory(device, when);
@@ -264,14 +234,6 @@ static open_block *opened;
 static size_t opened_count, opened_capacity;
 static struct sigaction previous_segv;
 
-static uint64_t pages_of(uint64_t mapped)
-{
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    return (mapped + page - 1) / page * page;
-}
-
-static int guarded(int kind) { return opemu_strict() && kind == OPEMU_MEM_DEVICE; }
-
 /* Under guard_lock. */
 static void remember_open(uintptr_t start, uint64_t length)
 {
@@ -292,8 +254,8 @@ static void on_segv(int signo, siginfo_t *info, void *context)
     if (opemu_memory_find(info->si_addr, &a) && a.kind == OPEMU_MEM_DEVICE) {
         pthread_mutex_lock(&guard_lock);
         int inside_a_call = calls_running > 0;
-        if (inside_a_call && mprotect((void *)a.start, pages_of(a.mapped), PROT_READ | PROT_WRITE) == 0)
-            remember_open(a.start, pages_of(a.mapped));
+        if (inside_a_call && mprotect((void *)a.start, opemu_memory_pages(a.mapped), PROT_READ | PROT_WRITE) == 0)
+            remember_open(a.start, opemu_memory_pages(a.mapped));
         pthread_mutex_unlock(&guard_lock);
         if (inside_a_call)
             return; /* the access runs again, now allowed */
@@ -317,54 +279,40 @@ static void install_segv_handler(void)
     sigaction(SIGSEGV, &action, &previous_segv);
 }
 
-int opemu_block_obtain(void **out, size_t alignment, uint64_t mapped, int kind)
+/* A device allocation on pages of its own (core/memory.c): open while the allocating call runs,
+ * closed when calls end. */
+static void guard(uintptr_t start, uint64_t mapped)
 {
-    if (!guarded(kind))
-        return posix_memalign(out, alignment, mapped);
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, install_segv_handler);
-    void *p = mmap(NULL, pages_of(mapped), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return -1;
-    pthread_mutex_lock(&guard_lock); /* open while the allocating call runs, closed when calls end */
-    remember_open((uintptr_t)p, pages_of(mapped));
+    pthread_mutex_lock(&guard_lock);
+    remember_open(start, opemu_memory_pages(mapped));
     pthread_mutex_unlock(&guard_lock);
-    *out = p; /* page-aligned: every alignment the allocators ask for */
-    return 0;
 }
 
-void opemu_block_release(const opemu_allocation *a)
+/* Forgets an allocation about to be unmapped, or a later mapping at the same address would be closed. */
+static void unguard(uintptr_t start)
 {
-    if (!guarded(a->kind)) {
-        free((void *)a->start);
-        return;
-    }
-    pthread_mutex_lock(&guard_lock); /* forget it, or a later mapping at the same address would be closed */
+    pthread_mutex_lock(&guard_lock);
     for (size_t i = 0; i < opened_count; i++)
-        if (opened[i].start == a->start)
+        if (opened[i].start == start)
             opened[i--] = opened[--opened_count];
-    munmap((void *)a->start, pages_of(a->mapped));
     pthread_mutex_unlock(&guard_lock);
 }
 
 void opemu_block_host_accessible(const void *start)
 {
-    if (!opemu_strict())
-        return;
-    pthread_mutex_lock(&guard_lock); /* out of the list the last call closes: never protected */
-    for (size_t i = 0; i < opened_count; i++)
-        if (opened[i].start == (uintptr_t)start)
-            opened[i--] = opened[--opened_count];
-    pthread_mutex_unlock(&guard_lock);
+    if (opemu_strict())
+        unguard((uintptr_t)start); /* out of the list the last call closes: never protected */
 }
 
-void opemu_sanitize_enter(void)
+static void call_begins(void)
 {
     if (opemu_strict())
         __atomic_add_fetch(&calls_running, 1, __ATOMIC_SEQ_CST);
 }
 
-void opemu_sanitize_leave(void)
+static void call_ends(const opemu_trace *t, long long status)
 {
     if (!opemu_strict())
         return;
@@ -375,6 +323,45 @@ void opemu_sanitize_leave(void)
         opened_count = 0;
     }
     pthread_mutex_unlock(&guard_lock);
+}
+
+/* ---- what core's hooks and the trace tell the sanitizer ---- */
+
+static void allocated(opemu_allocation *a)
+{
+    if (!opemu_strict() || a->kind != OPEMU_MEM_DEVICE)
+        return;
+    memset((void *)a->start, 0xFF, a->mapped); /* NaN in every float type: unwritten data shows */
+    a->shadow = calloc(1, sizeof *a->shadow);
+    a->shadow->written = calloc(a->mapped / GRANULE + 1, 1);
+    if (!a->borrowed)
+        guard(a->start, a->mapped);
+}
+
+static void released(const opemu_allocation *a)
+{
+    if (!opemu_strict())
+        return;
+    pthread_mutex_lock(&lock);
+    graveyard[graveyard_next++ % GRAVEYARD] = (freed_range){a->start, a->mapped};
+    pthread_mutex_unlock(&lock);
+    if (a->shadow) {
+        free(a->shadow->written);
+        free(a->shadow);
+    }
+    if (a->kind == OPEMU_MEM_DEVICE && !a->borrowed)
+        unguard(a->start);
+}
+
+__attribute__((constructor)) static void observe(void)
+{
+    static const opemu_hooks hooks = {.allocated = allocated, .released = released,
+                                      .missing = opemu_sanitize_missing, .device_reset = device_reset,
+                                      .finding = report};
+    opemu_hooks_register(&hooks);
+    static const opemu_call_listener calls = {.begin = call_begins, .end = call_ends};
+    if (opemu_strict())
+        opemu_trace_listen(&calls);
 }
 
 __attribute__((destructor)) static void at_exit(void)

@@ -1,7 +1,9 @@
 /* OPEMU_TRACE=<file>: one JSON line per API call — function, arguments (tensors with their shape,
  * dtype, strides and data pointer), status, duration, thread; the names of the status ("status_name")
- * and of enum arguments ("arg_names": {argument: member}) from tables generated from the headers. The generated shims call these
- * functions only when tracing is on, so a normal call pays one branch. */
+ * and of enum arguments ("arg_names": {argument: member}) from tables generated from the headers. The
+ * generated shims call these functions only when tracing is on, so a normal call pays one branch.
+ * Tracing is on too while anyone listens to the calls (the sanitizer names the call behind each
+ * finding and opens device memory while a call runs; mcDNN's API log). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,16 +12,22 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
-#include "internal.h"
+#include <pthread.h>
+#include "core/errors.h"
+#include "core/hooks.h"
+#include "trace/trace.h"
 
 int opemu_trace_enabled;
 static FILE *trace_file;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread opemu_trace *current; /* the call in progress on this thread, for the sanitizer */
+enum { LISTENERS_MAX = 8 };
+static const opemu_call_listener *listeners[LISTENERS_MAX];
+static int n_listeners;
 
 /* OPEMU_TRACE with "%p" in it names one file per process (the pid replaces it); without, each run
  * starts the file afresh rather than appending to the last run's records. */
-static FILE *open_trace_file(const char *pattern)
+FILE *opemu_trace_open(const char *pattern)
 {
     char path[4096];
     const char *mark = strstr(pattern, "%p");
@@ -33,53 +41,25 @@ static FILE *open_trace_file(const char *pattern)
     return f;
 }
 
-/* mcDNN's API log, cuDNN 8's by name (MCDNN_LOGINFO_DBG=1: every mcdnn call; MCDNN_LOGERR_DBG=1:
- * failed ones) to MCDNN_LOGDEST_DBG (stdout, stderr or a file name); nothing without a destination. */
-static FILE *mcdnn_log;
-static int mcdnn_log_info, mcdnn_log_errors;
-
-static int env_is_one(const char *name)
+void opemu_trace_listen(const opemu_call_listener *listener)
 {
-    const char *value = getenv(name);
-    return value && strcmp(value, "1") == 0;
+    if (n_listeners == LISTENERS_MAX)
+        abort(); /* more listening layers than places: fix LISTENERS_MAX */
+    listeners[n_listeners++] = listener;
+    opemu_trace_enabled = 1;
 }
 
-static void open_mcdnn_log(void)
-{
-    const char *dest = getenv("MCDNN_LOGDEST_DBG");
-    mcdnn_log_info = env_is_one("MCDNN_LOGINFO_DBG");
-    mcdnn_log_errors = mcdnn_log_info || env_is_one("MCDNN_LOGERR_DBG") || env_is_one("MCDNN_LOGWARN_DBG");
-    if (!mcdnn_log_errors || dest == NULL || *dest == 0)
-        return;
-    mcdnn_log = strcmp(dest, "stdout") == 0 ? stdout : strcmp(dest, "stderr") == 0 ? stderr : open_trace_file(dest);
-}
+static void trace_unsupported(const char *function, int status, const char *status_name);
 
-static void log_mcdnn_call(const opemu_trace *t, const char *function, long long status, double start_us)
-{
-    if (mcdnn_log == NULL || strncmp(function, "mcdnn", 5) != 0 || (status == 0 && !mcdnn_log_info))
-        return;
-    char mark = status ? 'e' : 'i';
-    pthread_mutex_lock(&lock);
-    fprintf(mcdnn_log, "%c! mcDNN (v%d) function %s() called:\n", status ? 'E' : 'I', MCDNN_VERSION, function);
-    if (status)
-        fprintf(mcdnn_log, "%c!     Error: %s; Reason: %s\n", mark,
-                mcdnnGetErrorString((mcdnnStatus_t)status),
-                opemu_error_serial() != t->error_mark ? opemu_error_last() : "");
-    fprintf(mcdnn_log, "%c!     Call: %s}}\n", mark, t->text); /* the record so far: arguments, not yet closed */
-    fprintf(mcdnn_log, "%c! Time: %.6f s (monotonic clock); Process=%d; Thread=%ld.\n\n", mark, start_us / 1e6,
-            (int)getpid(), (long)syscall(SYS_gettid));
-    fflush(mcdnn_log);
-    pthread_mutex_unlock(&lock);
-}
-
-/* The sanitizer needs the record too: it names the call behind each finding. */
 __attribute__((constructor)) static void open_trace(void)
 {
+    static const opemu_hooks hooks = {.not_supported = trace_unsupported};
+    opemu_hooks_register(&hooks);
     const char *path = getenv("OPEMU_TRACE");
     if (path && *path)
-        trace_file = open_trace_file(path);
-    open_mcdnn_log();
-    opemu_trace_enabled = trace_file != NULL || mcdnn_log != NULL || opemu_strict();
+        trace_file = opemu_trace_open(path);
+    if (trace_file)
+        opemu_trace_enabled = 1;
 }
 
 const char *opemu_trace_current(void)
@@ -94,17 +74,22 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static void append(opemu_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void append(opemu_trace *t, const char *fmt, ...)
+static void append_list(opemu_trace *t, const char *fmt, va_list ap)
 {
     if (t->length >= sizeof t->text - 1)
         return;
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(t->text + t->length, sizeof t->text - t->length, fmt, ap);
-    va_end(ap);
     if (n > 0)
         t->length = t->length + (size_t)n < sizeof t->text ? t->length + (size_t)n : sizeof t->text - 1;
+}
+
+static void append(opemu_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(opemu_trace *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    append_list(t, fmt, ap);
+    va_end(ap);
 }
 
 static void key(opemu_trace *t, const char *name)
@@ -117,11 +102,14 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->length = 0;
     t->text[0] = 0;
     append(t, "{\"function\": \"%s\", \"args\": {", function);
+    t->function = function;
     t->start_us = now_us();
     t->error_mark = opemu_error_serial();
     t->names_length = 0;
     current = t;
-    opemu_sanitize_enter();
+    for (int i = 0; i < n_listeners; i++)
+        if (listeners[i]->begin)
+            listeners[i]->begin();
 }
 
 void opemu_trace_integer(opemu_trace *t, const char *name, long long value)
@@ -171,41 +159,21 @@ void opemu_trace_string(opemu_trace *t, const char *name, const char *value)
     append(t, "\"");
 }
 
-static void dims(opemu_trace *t, const char *label, const int64_t *values, uint64_t n)
-{
-    append(t, ", \"%s\": [", label);
-    for (uint64_t i = 0; i < n; i++)
-        append(t, i ? ", %lld" : "%lld", (long long)values[i]);
-    append(t, "]");
-}
-
-void opemu_trace_tensor(opemu_trace *t, const char *name, const aclTensor *tensor)
+void opemu_trace_json(opemu_trace *t, const char *name, const char *fmt, ...)
 {
     key(t, name);
-    if (tensor == NULL) {
-        append(t, "null");
-        return;
-    }
-    if (!opemu_handle_is(tensor, OPEMU_KIND_TENSOR)) {
-        append(t, "{\"handle\": \"%p\", \"live\": false}", (const void *)tensor);
-        return;
-    }
-    append(t, "{\"handle\": \"%p\", \"dtype\": %d, \"format\": %d", (const void *)tensor, tensor->dtype, tensor->format);
-    dims(t, "shape", tensor->dims, tensor->ndim);
-    dims(t, "strides", tensor->strides, tensor->ndim);
-    append(t, ", \"offset\": %lld, \"data\": \"%p\"}", (long long)tensor->offset, tensor->data);
+    va_list ap;
+    va_start(ap, fmt);
+    append_list(t, fmt, ap);
+    va_end(ap);
 }
 
 void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, const void *returned)
 {
     current = NULL;
-    opemu_sanitize_leave();
-    if (mcdnn_log) {
-        char function[128];
-        const char *name = t->text + strlen("{\"function\": \"");
-        snprintf(function, sizeof function, "%.*s", (int)strcspn(name, "\""), name);
-        log_mcdnn_call(t, function, status, t->start_us);
-    }
+    for (int i = 0; i < n_listeners; i++)
+        if (listeners[i]->end)
+            listeners[i]->end(t, status);
     if (trace_file == NULL)
         return;
     double duration = now_us() - t->start_us;
@@ -225,7 +193,8 @@ void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, 
     pthread_mutex_unlock(&lock);
 }
 
-void opemu_trace_unsupported(const char *function, int status, const char *status_name)
+/* A function with no emulation: flagged "not_supported" (its shim records no arguments). */
+static void trace_unsupported(const char *function, int status, const char *status_name)
 {
     if (!opemu_trace_enabled)
         return;
