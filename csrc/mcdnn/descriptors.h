@@ -1,7 +1,7 @@
-/* The mcDNN objects Python reads, after opemu_handle_is, to check and compute: the descriptors are C
- * objects (mcdnn.c, tensor.c, pooling.c, norm.c, conv.c, opdesc.c); `is_set` is 0 until a Set call
- * succeeded. And the work queue the Python routines submit to, with the functions Python implements
- * for it. */
+/* The mcDNN objects Python reads, after opemu_handle_is, to check and compute: the descriptors are
+ * C objects (mcdnn.c, activation.c, pooling.c, lrn.c, norm.c, conv.c, opdesc.c); `is_set` is 0 until
+ * a Set call succeeded. And the work queue the Python routines submit to, with the functions Python
+ * implements for it. */
 #ifndef OPEMU_MCDNN_DESCRIPTORS_H
 #define OPEMU_MCDNN_DESCRIPTORS_H
 

@@ -1,5 +1,5 @@
 /* What the mcDNN files share: the failure report, the liveness check and the create/destroy pair every
- * descriptor kind uses (objects.c), and the functions of mcdnn.c and tensor.c other files build on. */
+ * descriptor kind uses (objects.c), and the tensor descriptors' liveness check (mcdnn.c). */
 #ifndef OPEMU_MCDNN_INTERNAL_H
 #define OPEMU_MCDNN_INTERNAL_H
 
@@ -20,7 +20,7 @@ mcdnnStatus_t opemu_mcdnn_create(void **out, size_t size, int kind, const char *
 mcdnnStatus_t opemu_mcdnn_destroy(void *object, int kind, const char *type, const char *api);
 /* Bytes per element of `type`, 0 for a value that is not a storage type. */
 int opemu_mcdnn_element_size(int type);
-/* `desc` when it is a live tensor descriptor, else NULL after recording BAD_PARAM (tensor.c). */
+/* `desc` when it is a live tensor descriptor, else NULL after recording BAD_PARAM (mcdnn.c). */
 struct mcdnnTensorStruct *opemu_mcdnn_live_tensor(const void *desc, const char *api);
 
 #endif
