@@ -24,7 +24,7 @@ mcError_t mc_check_size(size_t size, size_t granule, const char *api);
 /* A device allocation of `size` (> 0) bytes on `device`, 512-byte aligned. */
 mcError_t mc_device_malloc(void **devPtr, size_t size, int device, const char *api);
 
-/* Whether `function` is a runtime function (mc*, not mcdnn* or mcblas*). */
+/* Whether `function` is a runtime function (mc*, not mcdnn*, mcblas* or mccl*). */
 int mc_runtime_function(const char *function);
 
 /* ---- the thread's device and streams (runtime.c) ---- */

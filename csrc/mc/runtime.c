@@ -14,7 +14,7 @@
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 /* cudaMalloc guarantees 256-byte alignment; the mapped size is rounded to that granule. Starts are
- * 512-byte aligned, as the device allocator places them (issue 16: clients assume more than 256). */
+ * 512-byte aligned, as the device allocator places them: clients assume more than the documented 256. */
 #define MC_MALLOC_GRANULE 256
 #define MC_MALLOC_ALIGNMENT 512
 
@@ -62,7 +62,8 @@ static void not_supported(const char *function, int status, const char *status_n
 
 int mc_runtime_function(const char *function)
 {
-    return strncmp(function, "mc", 2) == 0 && strncmp(function, "mcdnn", 5) != 0 && strncmp(function, "mcblas", 6) != 0;
+    return strncmp(function, "mc", 2) == 0 && strncmp(function, "mcdnn", 5) != 0 && strncmp(function, "mcblas", 6) != 0
+           && strncmp(function, "mccl", 4) != 0;
 }
 
 __attribute__((constructor)) static void hear_unsupported_calls(void)
