@@ -7,11 +7,7 @@
 
 static struct mcdnnActivationStruct *live_activation(const void *desc, const char *api)
 {
-    if (desc == NULL || !opemu_handle_is(desc, OPEMU_KIND_MCDNN_ACTIVATION)) {
-        bad_param("%s: %p is not a live mcdnnActivationDescriptor_t", api, desc);
-        return NULL;
-    }
-    return (struct mcdnnActivationStruct *)desc;
+    return opemu_mcdnn_live(desc, OPEMU_KIND_MCDNN_ACTIVATION, "mcdnnActivationDescriptor_t", api);
 }
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnCreateActivationDescriptor(mcdnnActivationDescriptor_t *activationDesc)
@@ -86,11 +82,6 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetActivationDescriptorSwishBeta(mcdnnActivation
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnDestroyActivationDescriptor(mcdnnActivationDescriptor_t activationDesc)
 {
-    if (activationDesc == NULL)
-        return MCDNN_STATUS_SUCCESS;
-    if (!live_activation(activationDesc, "mcdnnDestroyActivationDescriptor"))
-        return MCDNN_STATUS_BAD_PARAM;
-    opemu_handle_remove(activationDesc);
-    free(activationDesc);
-    return MCDNN_STATUS_SUCCESS;
+    return opemu_mcdnn_destroy(activationDesc, OPEMU_KIND_MCDNN_ACTIVATION, "mcdnnActivationDescriptor_t",
+                               "mcdnnDestroyActivationDescriptor");
 }

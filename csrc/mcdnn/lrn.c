@@ -7,11 +7,7 @@
 
 static struct mcdnnLRNStruct *live_lrn(const void *desc, const char *api)
 {
-    if (desc == NULL || !opemu_handle_is(desc, OPEMU_KIND_MCDNN_LRN)) {
-        bad_param("%s: %p is not a live mcdnnLRNDescriptor_t", api, desc);
-        return NULL;
-    }
-    return (struct mcdnnLRNStruct *)desc;
+    return opemu_mcdnn_live(desc, OPEMU_KIND_MCDNN_LRN, "mcdnnLRNDescriptor_t", api);
 }
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnCreateLRNDescriptor(mcdnnLRNDescriptor_t *normDesc)
@@ -66,11 +62,6 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetLRNDescriptor(mcdnnLRNDescriptor_t normDesc, 
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnDestroyLRNDescriptor(mcdnnLRNDescriptor_t lrnDesc)
 {
-    if (lrnDesc == NULL)
-        return MCDNN_STATUS_SUCCESS;
-    if (!live_lrn(lrnDesc, "mcdnnDestroyLRNDescriptor"))
-        return MCDNN_STATUS_BAD_PARAM;
-    opemu_handle_remove(lrnDesc);
-    free(lrnDesc);
-    return MCDNN_STATUS_SUCCESS;
+    return opemu_mcdnn_destroy(lrnDesc, OPEMU_KIND_MCDNN_LRN, "mcdnnLRNDescriptor_t",
+                               "mcdnnDestroyLRNDescriptor");
 }

@@ -8,11 +8,7 @@
 
 static struct mcdnnPoolingStruct *live_pooling(const void *desc, const char *api)
 {
-    if (desc == NULL || !opemu_handle_is(desc, OPEMU_KIND_MCDNN_POOLING)) {
-        bad_param("%s: %p is not a live mcdnnPoolingDescriptor_t", api, desc);
-        return NULL;
-    }
-    return (struct mcdnnPoolingStruct *)desc;
+    return opemu_mcdnn_live(desc, OPEMU_KIND_MCDNN_POOLING, "mcdnnPoolingDescriptor_t", api);
 }
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnCreatePoolingDescriptor(mcdnnPoolingDescriptor_t *poolingDesc)
@@ -205,11 +201,6 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetPooling2dForwardOutputDim(const mcdnnPoolingD
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnDestroyPoolingDescriptor(mcdnnPoolingDescriptor_t poolingDesc)
 {
-    if (poolingDesc == NULL)
-        return MCDNN_STATUS_SUCCESS;
-    if (!live_pooling(poolingDesc, "mcdnnDestroyPoolingDescriptor"))
-        return MCDNN_STATUS_BAD_PARAM;
-    opemu_handle_remove(poolingDesc);
-    free(poolingDesc);
-    return MCDNN_STATUS_SUCCESS;
+    return opemu_mcdnn_destroy(poolingDesc, OPEMU_KIND_MCDNN_POOLING, "mcdnnPoolingDescriptor_t",
+                               "mcdnnDestroyPoolingDescriptor");
 }
