@@ -38,7 +38,7 @@ STANDS_ON = {
     "aclnn": ("acl",),
     "mcdnn": ("mc",),
     "mcblas": ("mc",),
-    "hccl": ("acl",),
+    "hccl": ("acl", "mc"),  # the collectives: HCCL on AscendCL's runtime, MCCL on MACA's
     "bridge": ("aclnn", "mcdnn", "mcblas", "hccl", "kernels"),
 }
 INCLUDE_LINE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
