@@ -25,7 +25,7 @@ from opemu.ops.aclnn import declared
 
 PLANS = {}
 _plan_ids = itertools.count(1)
-# Plans the generated phase-1 shims reuse without Python (csrc/plan_cache.c): kept for the process, since
+# Plans the generated phase-1 shims reuse without Python (csrc/aclnn/plan_cache.c): kept for the process, since
 # any number of executors, repeatable ones included, may be made from them.
 PINNED = 1 << 62
 _pinned_ids = itertools.count(PINNED)
