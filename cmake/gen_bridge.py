@@ -44,7 +44,7 @@ STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
 }
-PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common")
+PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "experiment", "runtime")
 # What an entry point returns when Python cannot run it: the family's internal-error status.
 FAILURE_VALUES = {
     "aclnnStatus": "561000",   # ACLNN_ERR_INNER
@@ -52,6 +52,7 @@ FAILURE_VALUES = {
     "mcdnnStatus_t": "4",      # MCDNN_STATUS_INTERNAL_ERROR
     "mcError_t": "999",        # mcErrorUnknown
     "mcblasStatus_t": "14",    # MCBLAS_STATUS_INTERNAL_ERROR
+    "rtError_t": "507000",     # ACL_ERROR_RT_INTERNAL_ERROR
 }
 # What an entry point opemu does not emulate returns: the family's documented not-supported status.
 NOT_SUPPORTED = {
@@ -60,6 +61,7 @@ NOT_SUPPORTED = {
     "mcdnnStatus_t": "MCDNN_STATUS_NOT_SUPPORTED",
     "mcError_t": "mcErrorNotSupported",
     "mcblasStatus_t": "MCBLAS_STATUS_NOT_SUPPORTED",
+    "rtError_t": "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
 IMPL_PREFIX = "opemu_impl_"

@@ -22,6 +22,7 @@
 #include "mcdnn/mcdnn.h"
 #include "mcblas/mcblas.h"
 #include "kernels/kernels.h"
+#include "acl/aclop_objects.h"
 
 #ifdef __cplusplus
 extern "C" {

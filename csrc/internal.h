@@ -89,6 +89,8 @@ typedef struct opemu_context {
     int32_t device;
     int is_default;
     opemu_stream *default_stream;
+    int64_t sys_param[4];     /* aclrtCtxSetSysParamOpt's values, by aclSysParamOpt */
+    uint8_t sys_param_set[4];
 } opemu_context;
 
 /* The calling thread's current context, or NULL after recording ACL_ERROR_RT_CONTEXT_NULL. */

@@ -13,7 +13,7 @@ import traceback
 
 import numpy as np
 
-from opemu import bridge_mcblas, bridge_mcdnn, ops
+from opemu import bridge_aclop, bridge_mcblas, bridge_mcdnn, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
 from opemu.core.op import OPS, Args, soc
@@ -454,6 +454,7 @@ def attach(ffi, lib):
         op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
         entry = _Phase1(ffi, lib, op, meta, name) if op else (bridge_mcdnn.entry(ffi, lib, name, meta)
                                                              or bridge_mcblas.entry(ffi, lib, name, meta)
+                                                             or bridge_aclop.entry(ffi, lib, name, meta)
                                                              or _not_supported(lib, name, meta))
         failure = meta["failure"]
         error = {} if failure in (None, "NULL") else {"error": int(failure)}
@@ -463,5 +464,6 @@ def attach(ffi, lib):
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
+    bridge_aclop.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         _release)
