@@ -44,7 +44,8 @@ STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
 }
-PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "experiment", "runtime")
+PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "hccl", "experiment", "runtime")
+PUBLIC_TOP_HEADERS = ("mccl.h",)  # headers the vendor installs directly in include/
 # What an entry point returns when Python cannot run it: the family's internal-error status.
 FAILURE_VALUES = {
     "aclnnStatus": "561000",   # ACLNN_ERR_INNER
@@ -52,6 +53,8 @@ FAILURE_VALUES = {
     "mcdnnStatus_t": "4",      # MCDNN_STATUS_INTERNAL_ERROR
     "mcError_t": "999",        # mcErrorUnknown
     "mcblasStatus_t": "14",    # MCBLAS_STATUS_INTERNAL_ERROR
+    "HcclResult": "4",         # HCCL_E_INTERNAL
+    "mcclResult_t": "3",       # mcclInternalError
     "rtError_t": "507000",     # ACL_ERROR_RT_INTERNAL_ERROR
 }
 # What an entry point opemu does not emulate returns: the family's documented not-supported status.
@@ -61,6 +64,8 @@ NOT_SUPPORTED = {
     "mcdnnStatus_t": "MCDNN_STATUS_NOT_SUPPORTED",
     "mcError_t": "mcErrorNotSupported",
     "mcblasStatus_t": "MCBLAS_STATUS_NOT_SUPPORTED",
+    "HcclResult": "HCCL_E_NOT_SUPPORT",
+    "mcclResult_t": "mcclInvalidUsage",  # NCCL-style libraries have no not-supported status
     "rtError_t": "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
@@ -82,6 +87,9 @@ def preprocess(cc, include_dirs, csrc_dir, header, markers=False, macros=False):
 def public_headers(include_dirs):
     """(root, path relative to it) of every public header; fp16_t.h is C++-only and declares no C entry point."""
     for root_dir in include_dirs:
+        for name in PUBLIC_TOP_HEADERS:
+            if os.path.exists(os.path.join(root_dir, name)):
+                yield root_dir, name
         for sub in PUBLIC_HEADER_DIRS:
             for dirpath, _, files in os.walk(os.path.join(root_dir, sub)):
                 for name in sorted(files):
@@ -132,8 +140,8 @@ class Function:
         return text
 
     def family(self):
-        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mc", "mc"),
-                               ("acl", "acl")):
+        for prefix, family in (("aclnn", "aclnn"), ("mcdnn", "mcdnn"), ("mcblas", "mcblas"), ("mccl", "mccl"),
+                               ("mc", "mc"), ("acl", "acl"), ("hccl", "hccl")):
             if self.name.startswith(prefix) or self.name.startswith(prefix.capitalize()):
                 return family
         return "other"
@@ -275,7 +283,8 @@ def not_supported_status(fn):
     if fn.returns in NOT_SUPPORTED:
         return NOT_SUPPORTED[fn.returns]
     for prefix, returns in (("aclnn", "aclnnStatus"), ("mcdnn", "mcdnnStatus_t"), ("mcblas", "mcblasStatus_t"),
-                            ("mc", "mcError_t"), ("acl", "aclError")):
+                            ("mccl", "mcclResult_t"), ("mc", "mcError_t"), ("acl", "aclError"),
+                            ("Hccl", "HcclResult")):
         if fn.name.startswith(prefix):
             return NOT_SUPPORTED[returns]
     return "ACL_ERROR_API_NOT_SUPPORT"

@@ -110,7 +110,8 @@ def aclnn_repositories():
 
 def libraries():
     """[(library, [pattern, …])] from libraries.tsv: header globs relative to include/,
-    repo:<owner/name> for the aclnn functions of one repository, or name:<function>."""
+    repo:<owner/name> for the aclnn functions of one repository, name:<function>, or needs:<library>
+    (a dependency, not an export)."""
     table = []
     with open(os.path.join(HERE, "libraries.tsv")) as f:
         for line in f:
@@ -127,6 +128,8 @@ def libraries_of(name, header, repos, table):
         for pattern in patterns:
             if pattern.startswith("repo:"):
                 hit = repos.get(name) == pattern[len("repo:"):]
+            elif pattern.startswith("needs:"):
+                hit = False
             elif pattern.startswith("name:"):
                 hit = name == pattern[len("name:"):]
             else:

@@ -45,7 +45,8 @@ int opemu_not_supported(int status, const char *status_name, const char *functio
                  "header declares it), the emulator does not implement it", function);
     detail_status = status;
     opemu_error_message(status, detail);
-    if (strncmp(function, "mc", 2) == 0 && strncmp(function, "mcdnn", 5) != 0 && strncmp(function, "mcblas", 6) != 0)
+    if (strncmp(function, "mc", 2) == 0 && strncmp(function, "mcdnn", 5) != 0 && strncmp(function, "mcblas", 6) != 0
+        && strncmp(function, "mccl", 4) != 0)
         opemu_mc_set_last_error(status); /* the runtime's calls are sticky; cuDNN/cuBLAS-style ones are not */
     opemu_trace_unsupported(function, status, status_name);
     if (first_call(function))
