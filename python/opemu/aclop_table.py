@@ -86,11 +86,11 @@ row("BatchMatMulV2", "aclnnMatmul", "x1 x2 bias? offset_w?", "y", _matmul("adj_x
 
 def _reduce_sum(io):
     axes = tuple(int(a) for a in io.axes.values())
-    return dict(self=io.x, dim=axes, keepDim=bool(io.attr("keep_dims", False)), dtype=io.y.desc.dtype, out=io.y)
+    return dict(self=io.x, dims=axes, keepDims=bool(io.attr("keep_dims", False)), dtype=io.y.desc.dtype, out=io.y)
 
 
 def _reduce_sum_d(io):
-    return dict(self=io.x, dim=tuple(io.attr("axes")), keepDim=bool(io.attr("keep_dims", False)),
+    return dict(self=io.x, dims=tuple(io.attr("axes")), keepDims=bool(io.attr("keep_dims", False)),
                 dtype=io.y.desc.dtype, out=io.y)
 
 

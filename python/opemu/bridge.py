@@ -448,7 +448,8 @@ def attach(ffi, lib):
     device.attach(ffi, lib)
     ops.load_all()
     inner = status.ACLNN["ACLNN_ERR_INNER"]
-    for name, meta in _entry_points(ffi, lib).items():
+    entry_points = _entry_points(ffi, lib)
+    for name, meta in entry_points.items():
         if meta["implemented_in"] != "python":
             continue
         op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
@@ -464,6 +465,6 @@ def attach(ffi, lib):
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
-    bridge_aclop.attach(ffi, lib)
+    bridge_aclop.attach(ffi, lib, entry_points)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         _release)

@@ -21,6 +21,7 @@ from opemu.core.status import ACL, VendorError
 from opemu.core.tensor import TensorDesc
 
 TASKS = {}
+PARAMETERS = {}  # aclnn operator: the names of its phase-1 parameters (from entry_points.json)
 _task_ids = itertools.count(1)
 ENTRY_POINTS = ("aclopCompileAndExecute", "aclopCompileAndExecuteV2", "aclopExecute", "aclopExecuteV2")
 _PLAIN_FORMATS = {dtypes.ACL_FORMAT[name] for name in ("ACL_FORMAT_ND", "ACL_FORMAT_NCHW", "ACL_FORMAT_NHWC",
@@ -175,6 +176,9 @@ def _plan(ffi, lib, args):
     io = Io(ge_type, operands, _attrs(ffi, lib, attr))
     op = OPS[row.op_name]
     values = row.bind(io)
+    expected = PARAMETERS.get(row.op_name)
+    if expected is not None and set(values) != expected:  # a row that does not name the header's parameters
+        raise RuntimeError("the %s row binds %s, the header declares %s" % (ge_type, sorted(values), sorted(expected)))
     tensors = {name: values[name] for name in op.inputs + op.outputs if values.get(name) is not None}
     a = Args({name: (value.desc if name in tensors else value) for name, value in values.items()})
     for name in op.inputs + op.outputs:
@@ -226,8 +230,12 @@ def entry(ffi, lib, name, meta):
     return _entry(ffi, lib, name) if name in ENTRY_POINTS else None
 
 
-def attach(ffi, lib):
+def attach(ffi, lib, entry_points):
     ops.load_all()
+    for row in aclop_table.ROWS.values():
+        meta = entry_points.get(row.op_name + "GetWorkspaceSize")
+        if meta is not None:
+            PARAMETERS[row.op_name] = {name for name, _ in meta["params"][:-2]}
     inner = ACL["ACL_ERROR_INTERNAL_ERROR"]
 
     def on_error(exc_type, exc_value, tb):
