@@ -96,26 +96,27 @@ static aclError copy_ranges(int64_t **to, int64_t *count, size_t n, const int64_
     return ACL_SUCCESS;
 }
 
+static aclError set_ranges(aclTensorDesc *desc, size_t count, const int64_t (*ranges)[2], int values,
+                           const char *api)
+{
+    aclError rc;
+    struct aclTensorDesc *d = for_setter(desc, api, &rc);
+    if (d == NULL)
+        return rc;
+    return values ? copy_ranges(&d->value_ranges, &d->n_value_ranges, count, ranges, api)
+                  : copy_ranges(&d->shape_ranges, &d->n_shape_ranges, count, ranges, api);
+}
+
 OPEMU_EXPORT aclError aclSetTensorShapeRange(aclTensorDesc *desc, size_t dimsCount,
                                              int64_t dimsRange[][ACL_TENSOR_SHAPE_RANGE_NUM])
 {
-    aclError rc;
-    struct aclTensorDesc *d = for_setter(desc, "aclSetTensorShapeRange", &rc);
-    if (d == NULL)
-        return rc;
-    return copy_ranges(&d->shape_ranges, &d->n_shape_ranges, dimsCount, (const int64_t (*)[2])dimsRange,
-                       "aclSetTensorShapeRange");
+    return set_ranges(desc, dimsCount, (const int64_t (*)[2])dimsRange, 0, "aclSetTensorShapeRange");
 }
 
 OPEMU_EXPORT aclError aclSetTensorValueRange(aclTensorDesc *desc, size_t valueCount,
                                              int64_t valueRange[][ACL_TENSOR_VALUE_RANGE_NUM])
 {
-    aclError rc;
-    struct aclTensorDesc *d = for_setter(desc, "aclSetTensorValueRange", &rc);
-    if (d == NULL)
-        return rc;
-    return copy_ranges(&d->value_ranges, &d->n_value_ranges, valueCount, (const int64_t (*)[2])valueRange,
-                       "aclSetTensorValueRange");
+    return set_ranges(desc, valueCount, (const int64_t (*)[2])valueRange, 1, "aclSetTensorValueRange");
 }
 
 OPEMU_EXPORT aclDataType aclGetTensorDescType(const aclTensorDesc *desc)
