@@ -168,12 +168,17 @@ def _plan(ffi, lib, args):
     if n_in < 0 or n_out < 0:
         raise _error("ACL_ERROR_INVALID_PARAM", "%s: numInputs %d and numOutputs %d must not be negative"
                      % (ge_type, n_in, n_out))
+    attrs = _attrs(ffi, lib, attr)
+    stream = args[-1]
+    if stream != ffi.NULL and not lib.opemu_handle_is(stream, lib.OPEMU_KIND_STREAM):
+        raise _error("ACL_ERROR_RT_PARAM_INVALID", "%s: stream %s is not a live stream (destroyed or never created)"
+                     % (ge_type, stream))
     if row is None:
         raise _error("ACL_ERROR_OP_NOT_FOUND", "op type %s is not supported by opemu: its single-operator table "
                      "runs %s" % (ge_type, ", ".join(sorted(aclop_table.ROWS))))
     operands = _operands(ffi, lib, row, "input", row.inputs, n_in, in_descs, in_bufs)
     operands.update(_operands(ffi, lib, row, "output", row.outputs, n_out, out_descs, out_bufs))
-    io = Io(ge_type, operands, _attrs(ffi, lib, attr))
+    io = Io(ge_type, operands, attrs)
     op = OPS[row.op_name]
     values = row.bind(io)
     expected = PARAMETERS.get(row.op_name)
