@@ -2,8 +2,8 @@
 
 The prototypes in include/ (plus the aclnnop headers generated from cmake/surface, see
 surface.py) are the single source. This script preprocesses them, reads every declared function,
-asks the compiled C core (through `nm`) which of them C defines, reads the explicit list of
-Python-implemented entry points (python/opemu/implemented.py), and writes:
+asks the compiled C core (through `nm`) which of them C defines, reads the explicit lists of
+Python-implemented entry points (python/opemu/implemented.py and the aclnn folders' lists), and writes:
 
   impl_names.h      (a first pass, before the C core compiles: --impl-names) `#define X
                     opemu_impl_X` for every entry point, force-included into the core, so C
@@ -520,8 +520,9 @@ def name_functions(tables):
 
 
 def python_entry_points(path):
-    """The explicit list (python/opemu/implemented.py), read as data: the build has no numpy."""
-    namespace = {}
+    """The explicit lists (python/opemu/implemented.py, which reads the aclnn vendor folders' lists beside it),
+    read as data: the build has no numpy."""
+    namespace = {"__file__": os.path.abspath(path)}
     with open(path) as f:
         exec(compile(f.read(), path, "exec"), namespace)
     return namespace["python_entry_points"]()
@@ -531,7 +532,8 @@ def routes(functions, in_c, in_python):
     """{name: c | launch | python | none} for every declared function."""
     unknown = sorted(in_python - set(functions))
     if unknown:
-        sys.exit("implemented.py names functions no header declares: %s" % ", ".join(unknown))
+        sys.exit("implemented.py or an aclnn folder's list names functions no header declares: %s"
+                 % ", ".join(unknown))
     table = {}
     for name, fn in functions.items():
         if name in in_c:

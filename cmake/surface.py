@@ -1,7 +1,8 @@
 """The vendor surface that is data rather than hand-written headers, and where each symbol ships.
 
 * `surface/aclnn_ops.tsv` — every public aclnn operator pair (one row per op: the header the
-  vendor ships it in, its repository, both parameter lists). The per-op headers of
+  vendor ships it in, its repository, both parameter lists, and `path`, where the vendor declares
+  it in that repository, whose first component is the vendor folder that keeps it). The per-op headers of
   `include/aclnnop/` are generated from it: a thousand two-line headers are a table, not code.
   Ops the vendor documents by name only have no prototype; they are exported all the same, as
   functions that take nothing and answer "not supported" (a program built against the real

@@ -16,7 +16,7 @@ import numpy as np
 
 from opemu import aclop_table, ops
 from opemu.core import checks, device, dtypes
-from opemu.core.op import OPS, Args
+from opemu.core.op import Args
 from opemu.core.status import ACL, VendorError
 from opemu.core.tensor import TensorDesc
 
@@ -179,7 +179,7 @@ def _plan(ffi, lib, args):
     operands = _operands(ffi, lib, row, "input", row.inputs, n_in, in_descs, in_bufs)
     operands.update(_operands(ffi, lib, row, "output", row.outputs, n_out, out_descs, out_bufs))
     io = Io(ge_type, operands, attrs)
-    op = OPS[row.op_name]
+    op = ops.aclnn_operator(row.op_name)
     values = row.bind(io)
     expected = PARAMETERS.get(row.op_name)
     if expected is not None and set(values) != expected:  # a row that does not name the header's parameters
@@ -236,7 +236,6 @@ def entry(ffi, lib, name, meta):
 
 
 def attach(ffi, lib, entry_points):
-    ops.load_all()
     for row in aclop_table.ROWS.values():
         meta = entry_points.get(row.op_name + "GetWorkspaceSize")
         if meta is not None:
