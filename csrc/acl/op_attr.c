@@ -103,20 +103,31 @@ static int64_t list_count(int numValues, const void *values, const char *api, ac
     return numValues;
 }
 
-static aclError set_ints(aclopAttr *attr, const char *name, int kind, int64_t n, const int64_t *ints, const char *api)
+/* Stores `n` values of `size` bytes as `name`'s new value: int64s (bools, ints, data types) or floats. */
+static aclError set_values(aclopAttr *attr, const char *name, int kind, int64_t n, const void *values, size_t size,
+                           const char *api)
 {
     aclError rc = ACL_SUCCESS;
     opemu_attr *item = slot_for(attr, name, api, &rc);
     if (item == NULL)
         return rc;
-    item->kind = kind;
-    item->ints = malloc((size_t)(n ? n : 1) * sizeof *item->ints);
-    if (item->ints == NULL)
+    void *copy = malloc((size_t)(n ? n : 1) * size);
+    if (copy == NULL)
         return opemu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", api);
     if (n)
-        memcpy(item->ints, ints, (size_t)n * sizeof *ints);
+        memcpy(copy, values, (size_t)n * size);
+    item->kind = kind;
     item->count = n;
+    if (size == sizeof(float))
+        item->floats = copy;
+    else
+        item->ints = copy;
     return ACL_SUCCESS;
+}
+
+static aclError set_ints(aclopAttr *attr, const char *name, int kind, int64_t n, const int64_t *ints, const char *api)
+{
+    return set_values(attr, name, kind, n, ints, sizeof *ints, api);
 }
 
 OPEMU_EXPORT aclError aclopSetAttrBool(aclopAttr *attr, const char *attrName, uint8_t attrValue)
@@ -181,19 +192,7 @@ static aclError set_floats(aclopAttr *attr, const char *name, int kind, int numV
 {
     aclError rc = ACL_SUCCESS;
     int64_t n = list_count(numValues, values, api, &rc);
-    if (n < 0)
-        return rc;
-    opemu_attr *item = slot_for(attr, name, api, &rc);
-    if (item == NULL)
-        return rc;
-    item->kind = kind;
-    item->floats = malloc((size_t)(n ? n : 1) * sizeof *item->floats);
-    if (item->floats == NULL)
-        return opemu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory", api);
-    if (n)
-        memcpy(item->floats, values, (size_t)n * sizeof *values);
-    item->count = n;
-    return ACL_SUCCESS;
+    return n < 0 ? rc : set_values(attr, name, kind, n, values, sizeof *values, api);
 }
 
 OPEMU_EXPORT aclError aclopSetAttrFloat(aclopAttr *attr, const char *attrName, float attrValue)

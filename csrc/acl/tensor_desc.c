@@ -177,19 +177,36 @@ OPEMU_EXPORT int64_t aclGetTensorDescDim(const aclTensorDesc *desc, size_t index
     return d->shape.dims[index];
 }
 
+/* The live description holding dimension `index`, for a getter writing to `out` (named `out_name`);
+ * NULL with the error in *rc. dimRangeNum's check (range getter only) comes between liveness and index. */
+static struct aclTensorDesc *dimension_of(const aclTensorDesc *desc, size_t index, const void *out,
+                                          const char *out_name, size_t range_num, const char *api, aclError *rc)
+{
+    struct aclTensorDesc *d = NULL;
+    if (desc == NULL)
+        *rc = OPEMU_ACL_CHECK_NULL("desc");
+    else if (out == NULL)
+        *rc = OPEMU_ACL_CHECK_NULL(out_name);
+    else if ((d = opemu_live_desc(desc)) == NULL)
+        *rc = opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: %p is not a live aclTensorDesc.", api, (const void *)desc);
+    else if (range_num < ACL_TENSOR_SHAPE_RANGE_NUM)
+        *rc = opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][dimRangeNum]dimRangeNum[%zu] must be at least %d.",
+                         range_num, ACL_TENSOR_SHAPE_RANGE_NUM);
+    else if (index >= (size_t)d->shape.ndim)
+        *rc = opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][Index]index[%zu] must be less than dims num[%lld].",
+                         index, (long long)d->shape.ndim);
+    else
+        return d;
+    return NULL;
+}
+
 OPEMU_EXPORT aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, size_t index, int64_t *dimSize)
 {
-    if (desc == NULL)
-        return OPEMU_ACL_CHECK_NULL("desc");
-    if (dimSize == NULL)
-        return OPEMU_ACL_CHECK_NULL("dimSize");
-    struct aclTensorDesc *d = opemu_live_desc(desc);
+    aclError rc;
+    struct aclTensorDesc *d = dimension_of(desc, index, dimSize, "dimSize", ACL_TENSOR_SHAPE_RANGE_NUM,
+                                           "aclGetTensorDescDimV2", &rc);
     if (d == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclGetTensorDescDimV2: %p is not a live aclTensorDesc.",
-                          (const void *)desc);
-    if (index >= (size_t)d->shape.ndim)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][Index]index[%zu] must be less than dims num[%lld].",
-                          index, (long long)d->shape.ndim);
+        return rc;
     *dimSize = d->shape.dims[index];
     return ACL_SUCCESS;
 }
@@ -197,20 +214,11 @@ OPEMU_EXPORT aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, size_t in
 OPEMU_EXPORT aclError aclGetTensorDescDimRange(const aclTensorDesc *desc, size_t index, size_t dimRangeNum,
                                                int64_t *dimRange)
 {
-    if (desc == NULL)
-        return OPEMU_ACL_CHECK_NULL("desc");
-    if (dimRange == NULL)
-        return OPEMU_ACL_CHECK_NULL("dimRange");
-    struct aclTensorDesc *d = opemu_live_desc(desc);
+    aclError rc;
+    struct aclTensorDesc *d = dimension_of(desc, index, dimRange, "dimRange", dimRangeNum,
+                                           "aclGetTensorDescDimRange", &rc);
     if (d == NULL)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclGetTensorDescDimRange: %p is not a live aclTensorDesc.",
-                          (const void *)desc);
-    if (dimRangeNum < ACL_TENSOR_SHAPE_RANGE_NUM)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][dimRangeNum]dimRangeNum[%zu] must be at least %d.",
-                          dimRangeNum, ACL_TENSOR_SHAPE_RANGE_NUM);
-    if (index >= (size_t)d->shape.ndim)
-        return opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][Index]index[%zu] must be less than dims num[%lld].",
-                          index, (long long)d->shape.ndim);
+        return rc;
     if ((int64_t)index < d->n_shape_ranges) {
         dimRange[0] = d->shape_ranges[2 * index];
         dimRange[1] = d->shape_ranges[2 * index + 1];
