@@ -45,7 +45,7 @@ STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
 }
-PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "hccl")
+PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "hccl", "experiment", "runtime")
 PUBLIC_TOP_HEADERS = ("mccl.h",)  # headers the vendor installs directly in include/
 # What an entry point returns when Python cannot run it: the family's internal-error status.
 FAILURE_VALUES = {
@@ -56,6 +56,7 @@ FAILURE_VALUES = {
     "mcblasStatus_t": "14",    # MCBLAS_STATUS_INTERNAL_ERROR
     "HcclResult": "4",         # HCCL_E_INTERNAL
     "mcclResult_t": "3",       # mcclInternalError
+    "rtError_t": "507000",     # ACL_ERROR_RT_INTERNAL_ERROR
 }
 # What an entry point opemu does not emulate returns: the family's documented not-supported status.
 NOT_SUPPORTED = {
@@ -66,6 +67,7 @@ NOT_SUPPORTED = {
     "mcblasStatus_t": "MCBLAS_STATUS_NOT_SUPPORTED",
     "HcclResult": "HCCL_E_NOT_SUPPORT",
     "mcclResult_t": "mcclInvalidUsage",  # NCCL-style libraries have no not-supported status
+    "rtError_t": "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
 IMPL_PREFIX = "opemu_impl_"

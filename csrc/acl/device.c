@@ -195,36 +195,87 @@ OPEMU_EXPORT aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, i
     return ACL_SUCCESS;
 }
 
-/* ---- system parameters ---- */
+/* ---- system parameters ----
+ * As the runtime keeps them (aclrt[Ctx]{Set,Get}SysParamOpt): a process-wide value per option, 0 until
+ * set, and per-context values that read back only once set (107021 before). The acl layer checks the
+ * option (100000), the runtime the value (107000): the deterministic level is 0..3, other options 0 or
+ * 1. ACL_OPT_ENABLE_DEBUG_KERNEL and early start have no observable effect on a host emulation; the
+ * deterministic level is what core's kernels ask (opemu_deterministic). */
+enum { SYS_PARAMS = OPEMU_SYS_PARAMS };
+static int64_t sys_params[SYS_PARAMS];
 
-static aclError set_sys_param(aclSysParamOpt opt, int64_t value)
+/* 0 when `opt` is an option of this level (3, early start, is process-wide only), else the error. */
+static aclError check_sys_param(aclSysParamOpt opt, int in_context, const char *api)
 {
-    switch (opt) {
-    case ACL_OPT_DETERMINISTIC:
-        opemu_set_deterministic(value != 0);
-        return ACL_SUCCESS;
-    case ACL_OPT_ENABLE_DEBUG_KERNEL:
-    case ACL_OPT_ENABLE_KERNEL_EARLY_START:
-        return ACL_SUCCESS; /* no observable effect on a host emulation */
-    default:
-        /* 2 is the deprecated ACL_OPT_STRONG_CONSISTENCY (named by value: the name warns) */
-        if ((int)opt == 2)
-            return ACL_SUCCESS;
-        break;
-    }
-    return opemu_fail(ACL_ERROR_INVALID_PARAM, "invalid aclSysParamOpt %d", (int)opt);
+    if ((int)opt < 0 || (int)opt >= SYS_PARAMS - in_context)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "%s: opt %d must be ACL_OPT_DETERMINISTIC(0), "
+                          "ACL_OPT_ENABLE_DEBUG_KERNEL(1), ACL_OPT_STRONG_CONSISTENCY(2)%s", api, (int)opt,
+                          in_context ? "" : " or ACL_OPT_ENABLE_KERNEL_EARLY_START(3)");
+    return ACL_SUCCESS;
+}
+
+static aclError check_sys_value(aclSysParamOpt opt, int64_t value, const char *api)
+{
+    int64_t limit = opt == ACL_OPT_DETERMINISTIC ? 4 : 2;
+    if (value < 0 || value >= limit)
+        return opemu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: value %lld must be in [0, %lld)", api, (long long)value,
+                          (long long)limit);
+    return ACL_SUCCESS;
 }
 
 OPEMU_EXPORT aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value)
 {
-    if (opemu_current_context() == NULL)
+    aclError rc = check_sys_param(opt, 1, "aclrtCtxSetSysParamOpt");
+    if (rc == ACL_SUCCESS)
+        rc = check_sys_value(opt, value, "aclrtCtxSetSysParamOpt");
+    if (rc)
+        return rc;
+    opemu_context *ctx = opemu_current_context();
+    if (ctx == NULL)
         return ACL_ERROR_RT_CONTEXT_NULL;
-    return set_sys_param(opt, value);
+    ctx->sys_param[opt] = value;
+    ctx->sys_param_set[opt] = 1;
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    if (value == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][value]param must not be null.");
+    aclError rc = check_sys_param(opt, 1, "aclrtCtxGetSysParamOpt");
+    if (rc)
+        return rc;
+    opemu_context *ctx = opemu_current_context();
+    if (ctx == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    if (!ctx->sys_param_set[opt])
+        return opemu_fail(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET, "aclrtCtxGetSysParamOpt: option %d was not set in "
+                          "the current context", (int)opt);
+    *value = ctx->sys_param[opt];
+    return ACL_SUCCESS;
 }
 
 OPEMU_EXPORT aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value)
 {
-    return set_sys_param(opt, value);
+    aclError rc = check_sys_param(opt, 0, "aclrtSetSysParamOpt");
+    if (rc == ACL_SUCCESS)
+        rc = check_sys_value(opt, value, "aclrtSetSysParamOpt");
+    if (rc == ACL_SUCCESS) {
+        __atomic_store_n(&sys_params[opt], value, __ATOMIC_RELAXED);
+        if (opt == ACL_OPT_DETERMINISTIC)
+            opemu_set_deterministic(value != 0);
+    }
+    return rc;
+}
+
+OPEMU_EXPORT aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value)
+{
+    if (value == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "[Check][value]param must not be null.");
+    aclError rc = check_sys_param(opt, 0, "aclrtGetSysParamOpt");
+    if (rc == ACL_SUCCESS)
+        *value = __atomic_load_n(&sys_params[opt], __ATOMIC_RELAXED);
+    return rc;
 }
 
 OPEMU_EXPORT const char *aclrtGetSocName(void) { return opemu_soc_name(); }

@@ -29,6 +29,7 @@
 #include "mcdnn/mcdnn.h"
 
 /* Each folder's part: the objects Python reads and the C functions it calls. */
+#include "acl/aclop_objects.h"
 #include "aclnn/objects.h"
 #include "core/config.h"
 #include "core/errors.h"

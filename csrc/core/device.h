@@ -8,10 +8,15 @@
 #include "acl/acl.h"
 
 typedef struct opemu_stream opemu_stream;
+/* The runtime's system parameters (aclSysParamOpt: deterministic, debug kernel, strong consistency,
+ * early start); a context keeps its own values of the first three. */
+#define OPEMU_SYS_PARAMS 4
 typedef struct opemu_context {
     int32_t device;
     int is_default;
     opemu_stream *default_stream;
+    int64_t sys_param[OPEMU_SYS_PARAMS];     /* aclrtCtxSetSysParamOpt's values, by aclSysParamOpt */
+    uint8_t sys_param_set[OPEMU_SYS_PARAMS];
 } opemu_context;
 
 /* The calling thread's current context, or NULL after recording ACL_ERROR_RT_CONTEXT_NULL. */

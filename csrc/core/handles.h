@@ -40,7 +40,9 @@ enum opemu_kind {
     OPEMU_KIND_VIRTUAL_RANGE = 63,
     OPEMU_KIND_MCBLAS_HANDLE = 64, /* apart from the small numbers other families add */
     OPEMU_KIND_PHYSICAL_MEMORY = 65,
-    OPEMU_KIND_MC_MEMPOOL = 66
+    OPEMU_KIND_MC_MEMPOOL = 66,
+    OPEMU_KIND_TENSOR_DESC = 80,   /* the single-operator API's tensor descriptions (acl/tensor_desc.c) */
+    OPEMU_KIND_OP_ATTR = 81        /* and attribute sets (acl/op_attr.c) */
 };
 
 int opemu_handle_is(const void *handle, int kind);
