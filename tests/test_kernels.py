@@ -33,6 +33,35 @@ def reference_only(monkeypatch):
     return use
 
 
+# what each instruction-set level's paths need from the CPU (opemu.core.kernels.ISA_LEVELS)
+ISA_NEEDS = {"baseline": "AVX2 and FMA (x86-64-v3)", "avx512": "AVX-512 F, BW, CD, DQ and VL (x86-64-v4)",
+             "avx512bf16": "AVX512_BF16 (the bf16 dot product instruction)"}
+ISA_PATHS = ("portable", "baseline", "avx512")   # the levels every kernel with a vector path has a path for
+
+
+def at_level(level):
+    """(a fixture's body) The test's kernels at the instruction-set level `level`: its paths, compared with the
+    same references. Skipped where this CPU lacks the level, or OPEMU_ISA caps the kernels below it."""
+    rank = kernels.ISA_LEVELS.index(level)
+    if rank > kernels.ISA_LEVELS.index(kernels.cpu_isa()):
+        pytest.skip("the %s paths need %s, which this CPU lacks" % (level, ISA_NEEDS[level]))
+    if rank > kernels.ISA_LEVELS.index(kernels.ISA):
+        pytest.skip("OPEMU_ISA=%s caps the kernels below the %s paths" % (kernels.ISA, level))
+    with kernels.isa_ceiling(level):
+        yield level
+
+
+@pytest.fixture(params=ISA_PATHS)
+def isa(request):
+    yield from at_level(request.param)
+
+
+def available_levels():
+    """The instruction-set levels the kernels can run at here (this CPU's, OPEMU_ISA's ceiling)."""
+    top = min(kernels.ISA_LEVELS.index(kernels.cpu_isa()), kernels.ISA_LEVELS.index(kernels.ISA))
+    return kernels.ISA_LEVELS[:top + 1]
+
+
 def assert_same_bits(ours, reference):
     """Every bit, except which NaN a NaN result is: where two NaNs meet in + or *, NumPy itself answers
     either one's payload (its temporary elision swaps the operands of commutative operations on arrays
@@ -275,6 +304,39 @@ def test_invalid_kernel_choice_is_refused():
                             env=dict(os.environ, OPEMU_KERNELS="fast"))
     assert result.returncode != 0
     assert "OPEMU_KERNELS=fast is not one of c, numpy" in result.stderr
+
+
+def test_isa_levels_are_the_headers():
+    lib = kernels.lib()
+    assert [kernels.ISA_LEVELS.index(level) for level in kernels.ISA_LEVELS] == [
+        lib.OPEMU_ISA_PORTABLE, lib.OPEMU_ISA_BASELINE, lib.OPEMU_ISA_AVX512, lib.OPEMU_ISA_AVX512_BF16]
+
+
+def test_an_isa_ceiling_is_the_level_used_up_to_the_cpus():
+    cpu = kernels.cpu_isa()
+    for level in kernels.ISA_LEVELS:
+        with kernels.isa_ceiling(level):
+            expected = min(kernels.ISA_LEVELS.index(level), kernels.ISA_LEVELS.index(cpu))
+            assert kernels.isa() == kernels.ISA_LEVELS[expected]
+
+
+def _isa_in_a_process(value):
+    result = subprocess.run([sys.executable, "-c", "from opemu.core import kernels; print(kernels.isa())"],
+                            capture_output=True, text=True, env=dict(os.environ, OPEMU_ISA=value), timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip(), result.stderr
+
+
+def test_opemu_isa_caps_the_kernels_of_a_process():
+    assert _isa_in_a_process("portable")[0] == "portable"
+    assert _isa_in_a_process("avx512bf16")[0] == kernels.cpu_isa()
+
+
+def test_an_invalid_opemu_isa_is_refused_and_the_cpus_level_used():
+    used, stderr = _isa_in_a_process("avx3")
+    assert used == kernels.cpu_isa()
+    assert "opemu: OPEMU_ISA=avx3 is refused: expected portable, baseline, avx512 or avx512bf16; using avx512bf16" \
+        in stderr
 
 
 def test_threads_that_ask_for_the_kernels_first_at_once_all_get_them():

@@ -1,0 +1,56 @@
+/* What bf16_product.c shares with its vector paths (bf16_avx512.c, bf16_avx2.c): the panels' geometry, the tile
+ * kernels' form and the packing steps each level provides. */
+#ifndef OPEMU_KERNELS_BF16_PANELS_H
+#define OPEMU_KERNELS_BF16_PANELS_H
+
+#include "isa.h"
+
+#include <string.h>
+
+#define PANEL_ROWS OPEMU_BF16_PANEL_ROWS
+#define PANEL_COLS OPEMU_BF16_PANEL_COLS
+#define BLOCK_PAIRS OPEMU_BF16_BLOCK_PAIRS
+
+/* One tile of c (rows × cols of a PANEL_ROWS × PANEL_COLS tile, row pitch ldc) plus the chains of one block of
+ * `pairs` pairs of an A panel and a B panel, or those chains alone from +0 (`fresh`). `b_floor`: the smallest
+ * biased exponent of the B block's non-zero elements, for the tiles that ask for it (exponent_floor). */
+typedef void (*opemu_bf16_tile)(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
+                                int64_t ldc, int rows, int cols, int fresh);
+
+static inline uint32_t half_at(const void *src, int source, int64_t at)
+{
+    return source == OPEMU_BF16_FROM_FLOAT ? ((const uint32_t *)src)[at] >> 16 : ((const uint16_t *)src)[at];
+}
+
+/* Adds a tile's chains to c (rows × cols of it; c starts from +0 when `fresh`). */
+static inline void add_tile(const float *tile, float *c, int64_t ldc, int rows, int cols, int fresh)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < cols; j++)
+            c[r * ldc + j] = (fresh ? 0.0f : c[r * ldc + j]) + tile[r * PANEL_COLS + j];
+}
+
+#if OPEMU_X86
+/* Per level: the whole pairs of every panel where a panel's elements lie side by side (count_stride 1) and its
+ * pairs across rows; and the pairs of one panel from pair 0 that vectors take where the inner elements lie side by
+ * side (returns how many). pack_plainly packs the rest. */
+void opemu_bf16_pack_pair_rows_avx512(const void *src, int source, int64_t count, int64_t inner, int64_t inner_stride,
+                                      int width, int64_t pairs, uint32_t *panels);
+int64_t opemu_bf16_pack_vectors_avx512(const void *src, int source, int64_t j0, int64_t real, int64_t inner,
+                                       int64_t count_stride, int64_t inner_stride, int width, uint32_t *panel);
+void opemu_bf16_pack_pair_rows_baseline(const void *src, int source, int64_t count, int64_t inner,
+                                        int64_t inner_stride, int width, int64_t pairs, uint32_t *panels);
+int64_t opemu_bf16_pack_vectors_baseline(const void *src, int source, int64_t j0, int64_t real, int64_t inner,
+                                         int64_t count_stride, int64_t inner_stride, int width, uint32_t *panel);
+
+void opemu_bf16_tile_dot(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c, int64_t ldc,
+                         int rows, int cols, int fresh);
+void opemu_bf16_tile_avx512(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
+                            int64_t ldc, int rows, int cols, int fresh);
+void opemu_bf16_tile_baseline(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
+                              int64_t ldc, int rows, int cols, int fresh);
+/* The b_floor of a B panel's block (`pairs` × PANEL_COLS words), for opemu_bf16_tile_baseline. */
+int opemu_bf16_exponent_floor_baseline(const uint32_t *panel, int64_t words);
+#endif
+
+#endif
