@@ -42,6 +42,8 @@ ISA_PATHS = ("portable", "baseline", "avx512")   # the levels every kernel with 
 def at_level(level):
     """(a fixture's body) The test's kernels at the instruction-set level `level`: its paths, compared with the
     same references. Skipped where this CPU lacks the level, or OPEMU_ISA caps the kernels below it."""
+    if kernels.lib() is None:
+        pytest.skip("no kernel library: the references run")
     rank = kernels.ISA_LEVELS.index(level)
     if rank > kernels.ISA_LEVELS.index(kernels.cpu_isa()):
         pytest.skip("the %s paths need %s, which this CPU lacks" % (level, ISA_NEEDS[level]))
@@ -160,6 +162,7 @@ def test_activation_kernels_shared_among_the_kernel_threads_are_bit_identical(pi
         assert_same_bits(out, activation.forward(desc, x))
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 @pytest.mark.parametrize("offset", [0, 1, 5], ids=lambda o: "dx %d elements past a line" % o)
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 def test_activation_kernels_streamed_to_the_output_are_bit_identical(dtype, offset):
@@ -190,6 +193,7 @@ def test_activation_kernels_streamed_to_the_output_are_bit_identical(dtype, offs
         assert_same_bits(out, activation.forward(desc, x))
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 def test_activation_backward_with_an_exp_streamed_in_blocks(monkeypatch):
     """ELU and SWISH (NumPy's exp first, a block at a time) streaming dx too once it is past kernels.STREAM_BYTES."""
     monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
@@ -221,6 +225,7 @@ POOLS = {  # window, stride, padding, input h, w (odd sizes leave rows and colum
 }
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("name", sorted(POOLS))
 def test_max_pool_backward_is_bit_identical(name, dtype):
@@ -241,6 +246,7 @@ def test_max_pool_backward_is_bit_identical(name, dtype):
     assert_same_bits(dx, expected)
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 @pytest.mark.parametrize("name", ["3x3/2", "3x3/2-wide"])
 def test_max_pool_backward_on_strided_planes(name):
     rng = np.random.default_rng(3)

@@ -11,9 +11,9 @@ import conftest
 import opemu.api
 from opemu.core import bf16_product, kernels, parallel
 from opemu.ops.aclnn import _vocab_parallel as vp, _vocab_products as vpp
-from test_kernels import assert_same_bits, available_levels, c_kernels, special  # noqa: F401 (c_kernels: autouse)
+from test_kernels import assert_same_bits, available_levels, c_kernels, isa, special  # noqa: F401 (fixtures)
 
-pytestmark = conftest.opemu_only
+pytestmark = [conftest.opemu_only, pytest.mark.usefixtures("isa")]
 BF16, FP16 = np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)
 WIDTHS = [1, 7, 16, 33, 256, 512]
 

@@ -10,7 +10,10 @@ import pytest
 from opemu.core import kernels, parallel
 from opemu.ops.aclnn import _rowwise, norms
 
-pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
+from test_kernels import isa  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run"),
+              pytest.mark.usefixtures("isa")]   # every instruction-set level's paths
 
 SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3.4e38, 1.0], np.float32)
 

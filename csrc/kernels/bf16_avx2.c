@@ -208,38 +208,38 @@ enum { SUB_ROWS = 6, SUB_VECS = 2 }; /* 12 accumulators of the 16 registers, 2 f
 
 /* The chains of rows r0 .. r0 + 5 and columns j0 .. j0 + 15 into `out` (PANEL_COLS apart), a loop of its own: GCC
  * keeps the accumulators in registers only there (inlined into the tile's loops, it spilled five of them). */
-#define DEFINE_SUB_TILE(NAME, FLUSHING)                                                                       \
-    TARGET __attribute__((noinline)) static void NAME(int64_t pairs, const float *wide, const uint32_t *b,    \
-                                                      float *out)                                             \
-    {                                                                                                         \
-        __m256 s[SUB_ROWS][SUB_VECS];                                                                         \
-        UNROLLED for (int r = 0; r < SUB_ROWS; r++)                                                           \
-            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                       \
-                s[r][v] = _mm256_setzero_ps();                                                                \
-        for (int64_t p = 0; p < pairs; p++, wide += 2 * PANEL_ROWS, b += PANEL_COLS) {                        \
-            __m256i w[SUB_VECS];                                                                              \
-            __m256 half[SUB_VECS];                                                                            \
-            UNROLLED for (int v = 0; v < SUB_VECS; v++) {                                                     \
-                w[v] = _mm256_loadu_si256((const __m256i *)(b + v * LANES));                                  \
-                /* the odd element by two shifts: a mask would take the sixteenth register */                 \
-                half[v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(w[v], 16), 16));            \
-            }                                                                                                 \
-            UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                                     \
-                const __m256 odd = _mm256_broadcast_ss(wide + r);                                             \
-                UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
-                    s[r][v] = STEP(FLUSHING, s[r][v], odd, half[v]);                                          \
-            }                                                                                                 \
-            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                       \
-                half[v] = _mm256_castsi256_ps(_mm256_slli_epi32(w[v], 16));                                   \
-            UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                                     \
-                const __m256 even = _mm256_broadcast_ss(wide + PANEL_ROWS + r);                               \
-                UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
-                    s[r][v] = STEP(FLUSHING, s[r][v], even, half[v]);                                         \
-            }                                                                                                 \
-        }                                                                                                     \
-        UNROLLED for (int r = 0; r < SUB_ROWS; r++)                                                           \
-            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                       \
-                _mm256_storeu_ps(out + r * PANEL_COLS + v * LANES, s[r][v]);                                  \
+#define DEFINE_SUB_TILE(NAME, FLUSHING)                                                                   \
+    TARGET __attribute__((noinline)) static void NAME(int64_t pairs, const float *wide, const uint32_t *b, \
+                                                      float *out)                                         \
+    {                                                                                                     \
+        __m256 s[SUB_ROWS][SUB_VECS];                                                                     \
+        UNROLLED for (int r = 0; r < SUB_ROWS; r++)                                                       \
+            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
+                s[r][v] = _mm256_setzero_ps();                                                            \
+        for (int64_t p = 0; p < pairs; p++, wide += 2 * PANEL_ROWS, b += PANEL_COLS) {                    \
+            __m256i w[SUB_VECS];                                                                          \
+            __m256 half[SUB_VECS];                                                                        \
+            UNROLLED for (int v = 0; v < SUB_VECS; v++) {                                                 \
+                w[v] = _mm256_loadu_si256((const __m256i *)(b + v * LANES));                              \
+                /* the odd element by two shifts: a mask would take the sixteenth register */             \
+                half[v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(w[v], 16), 16));        \
+            }                                                                                             \
+            UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                                 \
+                const __m256 odd = _mm256_broadcast_ss(wide + r);                                         \
+                UNROLLED for (int v = 0; v < SUB_VECS; v++)                                               \
+                    s[r][v] = STEP(FLUSHING, s[r][v], odd, half[v]);                                      \
+            }                                                                                             \
+            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
+                half[v] = _mm256_castsi256_ps(_mm256_slli_epi32(w[v], 16));                               \
+            UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                                 \
+                const __m256 even = _mm256_broadcast_ss(wide + PANEL_ROWS + r);                           \
+                UNROLLED for (int v = 0; v < SUB_VECS; v++)                                               \
+                    s[r][v] = STEP(FLUSHING, s[r][v], even, half[v]);                                     \
+            }                                                                                             \
+        }                                                                                                 \
+        UNROLLED for (int r = 0; r < SUB_ROWS; r++)                                                       \
+            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
+                _mm256_storeu_ps(out + r * PANEL_COLS + v * LANES, s[r][v]);                              \
     }
 
 DEFINE_SUB_TILE(sub_tile_ftz, 0)
