@@ -1,6 +1,7 @@
 """The C kernels (csrc/kernels/) against their NumPy references: bit-identical results on random and
 special values (NaN with payloads, ±0, ±inf, subnormals, ties), odd sizes, strided and in-place views;
 and the oracle tests of the ops they serve passing with the references alone (OPEMU_KERNELS=numpy)."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -39,9 +40,10 @@ ISA_NEEDS = {"baseline": "AVX2 and FMA (x86-64-v3)", "avx512": "AVX-512 F, BW, C
 ISA_PATHS = ("portable", "baseline", "avx512")   # the levels every kernel with a vector path has a path for
 
 
-def at_level(level):
-    """(a fixture's body) The test's kernels at the instruction-set level `level`: its paths, compared with the
-    same references. Skipped where this CPU lacks the level, or OPEMU_ISA caps the kernels below it."""
+@contextlib.contextmanager
+def running_at(level):
+    """The kernels at the instruction-set level `level` inside the block: their paths, compared with the same
+    references. Skips the test where this CPU lacks the level, or OPEMU_ISA caps the kernels below it."""
     if kernels.lib() is None:
         pytest.skip("no kernel library: the references run")
     rank = kernels.ISA_LEVELS.index(level)
@@ -55,7 +57,8 @@ def at_level(level):
 
 @pytest.fixture(params=ISA_PATHS)
 def isa(request):
-    yield from at_level(request.param)
+    with running_at(request.param):
+        yield request.param
 
 
 def available_levels():

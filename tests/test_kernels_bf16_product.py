@@ -8,7 +8,7 @@ import pytest
 
 import conftest
 from opemu.core import bf16_product as bp, kernels
-from test_kernels import ISA_PATHS, assert_same_bits, at_level, c_kernels, special  # noqa: F401 (c_kernels: autouse)
+from test_kernels import ISA_PATHS, assert_same_bits, c_kernels, running_at, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = [conftest.opemu_only, pytest.mark.usefixtures("isa")]
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -17,7 +17,8 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 @pytest.fixture(params=ISA_PATHS + ("avx512bf16",))
 def isa(request):
     """Every test at each level: the bf16 dot product instruction's too."""
-    yield from at_level(request.param)
+    with running_at(request.param):
+        yield request.param
 
 
 def packed(a, b):

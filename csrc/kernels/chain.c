@@ -7,11 +7,15 @@
  * The bundled OpenBLAS (the NumPy twin's matmul) forms each element of a product whose inner dimension
  * fits its K block as one chain of fused multiply-adds from +0 in k order; this kernel forms the same
  * chain, so the two agree to the bit. Whether that holds for the BLAS at hand is a measured fact, not an
- * assumption: opemu.core.blas compares the two on a probe before the kernel is used. */
-#include "kernels.h"
+ * assumption: opemu.core.blas compares the two on a probe before the kernel is used (OpenBLAS's Haswell kernels
+ * split most tiles' sums over two accumulators, so on them the convolutions keep BLAS). The kernel's own twin
+ * is blas.chain_reference, each step an exact fused multiply-add in NumPy.
+ *
+ * Paths: AVX-512 (below) and the baseline's AVX2 (chain_avx2.c); in plain C there is none (-1: BLAS runs). */
+#include "chain.h"
 #include "transpose16.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if OPEMU_X86
 #include <immintrin.h>
 
 #define LANES 16
@@ -65,7 +69,7 @@ __attribute__((target("avx512f"))) static inline void prefetch_next(const float 
 /* b given transposed (a 1x1 filter gradient reads dy as it lies, positions innermost): a term's share of the
  * column tile, inner rows by `cols` columns, packed row-major `width` apart into L1 first, in 16 x 16
  * register tiles, so the tiles read it as they read b. The chains are the same either way. */
-#define PACKED_INNER 128   /* a term's rows the packing holds: the callers' K blocks */
+#define PACKED_INNER OPEMU_CHAIN_PACKED_INNER
 #define PACKED_WIDTH 64    /* the widest column tile */
 
 __attribute__((target("avx512f"))) static void pack_transposed(const float *bt, int64_t ldb, int64_t inner,
@@ -128,16 +132,11 @@ DEFINE_COLUMN_TILE(columns_48_masked, 8, 3, 1)
 DEFINE_COLUMN_TILE(columns_64, 6, 4, 0)
 DEFINE_COLUMN_TILE(columns_64_masked, 6, 4, 1)
 
-int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
-                            const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
-                            int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate)
+void opemu_chain_sums_avx512(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
+                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
+                             int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate)
 {
     float packed[PACKED_INNER * PACKED_WIDTH] __attribute__((aligned(64)));
-    if (!__builtin_cpu_supports("avx512f"))
-        return -1;
-    for (int64_t t = 0; b_transposed && t < terms; t++)
-        if (inner[t] > PACKED_INNER)
-            return -2;
     /* 8 rows by 48 columns, or 6 by 64 where that wastes fewer lanes (a 64-wide filter gradient) */
     int wide = (cols + 63) / 64 * 64 < (cols + 47) / 48 * 48;
     int64_t width = wide ? 64 : 48, n = 0;
@@ -149,16 +148,33 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
         (wide ? columns_64_masked : columns_48_masked)(rows, cols - n, terms, inner, a, a_row, a_at,
                                                        b + n * (b_transposed ? ldb : 1), b_at, ldb, pack, c + n,
                                                        ldc, accumulate, 0);
-    return 0;
 }
+#endif
 
-#else   /* another architecture: the caller runs BLAS */
+void opemu_chain_pack_transposed(const float *bt, int64_t ldb, int64_t inner, int64_t cols, float *packed,
+                                 int64_t width)
+{
+    for (int64_t n = 0; n < cols; n++)
+        for (int64_t k = 0; k < inner; k++)
+            packed[k * width + n] = bt[n * ldb + k];
+}
 
 int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
                             int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate)
 {
-    return -1;
-}
-
+    if (opemu_isa() < OPEMU_ISA_BASELINE)
+        return -1;
+    for (int64_t t = 0; b_transposed && t < terms; t++)
+        if (inner[t] > OPEMU_CHAIN_PACKED_INNER)
+            return -2;
+#if OPEMU_X86
+    if (opemu_isa() >= OPEMU_ISA_AVX512)
+        opemu_chain_sums_avx512(rows, cols, terms, inner, a, a_row, a_at, b, b_at, ldb, b_transposed, c, ldc,
+                                accumulate);
+    else
+        opemu_chain_sums_baseline(rows, cols, terms, inner, a, a_row, a_at, b, b_at, ldb, b_transposed, c, ldc,
+                                  accumulate);
 #endif
+    return 0;
+}

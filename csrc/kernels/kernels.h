@@ -246,8 +246,8 @@ int opemu_kernel_cross_entropy_gradient(float *g, int64_t rows, int64_t columns,
  * rounding per sum, where P_t[r][n] sums a[a_row[r] + a_at[t] + k] * b[b_at[t] + k * ldb + n] over
  * k < inner[t] as one chain of fused multiply-adds from +0 in k order (how the bundled OpenBLAS forms a
  * product whose inner dimension fits its K block); `b_transposed` reads b[b_at[t] + n * ldb + k] instead,
- * for inner[t] <= 128. c must not overlap a or b. Returns 0, -1 on a CPU without AVX-512 (the caller runs
- * BLAS), or -2 for a transposed term past 128. */
+ * for inner[t] <= 128. c must not overlap a or b. Returns 0, -1 below the baseline level (no path: the caller
+ * runs BLAS), or -2 for a transposed term past 128. */
 int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
                             int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate);
