@@ -1,5 +1,5 @@
 /* The baseline (x86-64-v3: AVX2, FMA) paths of the bf16 products (bf16_product.c says what the sums are):
- * packing with 8 x 8 transposes in registers, and tiles on fp32 fused multiply-adds.
+ * packing with 8 x 8 transposes in registers (transpose8.h), and tiles on fp32 fused multiply-adds.
  *
  * A tile's chains run with the CPU flushing tiny results itself (MXCSR's flush-to-zero) where that gives the
  * flushing the sums are defined with, else with a flush after each step (four more operations a step, about
@@ -15,6 +15,7 @@
 
 #if OPEMU_X86
 #include <immintrin.h>
+#include "transpose8.h"
 
 #define TARGET OPEMU_TARGET_BASELINE
 #define LANES 8
@@ -41,26 +42,6 @@ TARGET static inline __m256i row_words8(const void *src, int source, int64_t at)
     return _mm256_permute4x64_epi64(_mm256_packus_epi32(low, high), 0xD8);
 }
 
-/* r[j] becomes column j of the 8 rows r[0..7] */
-TARGET static inline void transpose8(__m256i r[8])
-{
-    __m256i t[8], u[8];
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
-        t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
-    }
-    for (int h = 0; h < 8; h += 4) { /* u[h + k]: columns k and k + 4 of rows h .. h + 3 */
-        u[h] = _mm256_unpacklo_epi64(t[h], t[h + 2]);
-        u[h + 1] = _mm256_unpackhi_epi64(t[h], t[h + 2]);
-        u[h + 2] = _mm256_unpacklo_epi64(t[h + 1], t[h + 3]);
-        u[h + 3] = _mm256_unpackhi_epi64(t[h + 1], t[h + 3]);
-    }
-    for (int k = 0; k < 4; k++) {
-        r[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20);
-        r[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
-    }
-}
-
 /* `rows` (8, or the 4 past a 12-row panel's first 8) words to a panel */
 TARGET static inline void store_words(uint32_t *to, __m256i w, int rows)
 {
@@ -85,7 +66,7 @@ TARGET int64_t opemu_bf16_pack_vectors_baseline(const void *src, int source, int
             for (int i = 0; i < LANES; i++)
                 r[i] = g + i < real ? row_words8(src, source, (j0 + g + i) * count_stride + 2 * p)
                                     : _mm256_setzero_si256();
-            transpose8(r);
+            opemu_transpose8(r);
             for (int i = 0; i < LANES; i++)
                 store_words(panel + (p + i) * width + g, flush_halves8(r[i]), rows);
         }
