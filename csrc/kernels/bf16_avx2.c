@@ -13,6 +13,8 @@
  * products reach below ~2^-134. */
 #include "bf16_panels.h"
 
+#include <stdlib.h>
+
 #if OPEMU_X86
 #include <immintrin.h>
 #include "transpose8.h"
@@ -139,23 +141,7 @@ TARGET static inline int floor_of(__m256i least)
     return ((_mm_cvtsi128_si32(m) & 0xFFFF) + 1) >> 7; /* 512 for no non-zero half */
 }
 
-TARGET int opemu_bf16_exponent_floor_baseline(const uint32_t *panel, int64_t words)
-{
-    __m256i least = _mm256_set1_epi16(-1);
-    int64_t i = 0;
-    for (; i + LANES <= words; i += LANES)
-        least = smallest_halves(least, _mm256_loadu_si256((const __m256i *)(panel + i)));
-    int floor = floor_of(least);
-    for (; i < words; i++)
-        for (int shift = 0; shift < 32; shift += 16) {
-            const int magnitude = (int)((panel[i] >> shift) & 0x7FFF);
-            if (magnitude && (magnitude >> 7) < floor)
-                floor = magnitude >> 7;
-        }
-    return floor;
-}
-
-/* A panel block's words as fp32 values, [pair][odd row 0..11, even row 0..11] (what the tiles broadcast), and the
+/* A's panel block as fp32 values, [pair][odd row 0..11, even row 0..11] (what the tiles broadcast), and the
  * exponent floor of its elements */
 TARGET static int widen_a(int64_t pairs, const uint32_t *a, float *wide)
 {
@@ -174,6 +160,22 @@ TARGET static int widen_a(int64_t pairs, const uint32_t *a, float *wide)
     return floor_of(least);
 }
 
+/* B's panel block as fp32 values, [pair][odd column 0..31, even column 0..31] (what the tiles load as vectors),
+ * and the exponent floor of its elements */
+TARGET static int widen_b(int64_t pairs, const uint32_t *b, float *wide)
+{
+    const __m256i high = _mm256_set1_epi32((int)0xFFFF0000u);
+    __m256i least = _mm256_set1_epi16(-1);
+    for (int64_t p = 0; p < pairs; p++)
+        for (int v = 0; v < PANEL_COLS; v += LANES) {
+            const __m256i w = _mm256_loadu_si256((const __m256i *)(b + p * PANEL_COLS + v));
+            _mm256_storeu_si256((__m256i *)(wide + p * 2 * PANEL_COLS + v), _mm256_and_si256(w, high));
+            _mm256_storeu_si256((__m256i *)(wide + p * 2 * PANEL_COLS + PANEL_COLS + v), _mm256_slli_epi32(w, 16));
+            least = smallest_halves(least, w);
+        }
+    return floor_of(least);
+}
+
 /* flush() of bf16_product.c, eight at a time */
 TARGET static inline __m256 flush8(__m256 v)
 {
@@ -187,37 +189,26 @@ enum { SUB_ROWS = 6, SUB_VECS = 2 }; /* 12 accumulators of the 16 registers, 2 f
 
 #define STEP(flushing, s, x, y) ((flushing) ? flush8(_mm256_fmadd_ps((x), (y), (s))) : _mm256_fmadd_ps((x), (y), (s)))
 
-/* The chains of rows r0 .. r0 + 5 and columns j0 .. j0 + 15 into `out` (PANEL_COLS apart), a loop of its own: GCC
- * keeps the accumulators in registers only there (inlined into the tile's loops, it spilled five of them). */
+/* The chains of rows r0 .. r0 + 5 and columns j0 .. j0 + 15 into `out` (PANEL_COLS apart), on the widened blocks:
+ * an fp32 GEMM's inner loop. A loop of its own: GCC keeps the accumulators in registers only there. */
 #define DEFINE_SUB_TILE(NAME, FLUSHING)                                                                   \
-    TARGET __attribute__((noinline)) static void NAME(int64_t pairs, const float *wide, const uint32_t *b, \
-                                                      float *out)                                         \
+    TARGET __attribute__((noinline)) static void NAME(int64_t pairs, const float *a, const float *b, float *out) \
     {                                                                                                     \
         __m256 s[SUB_ROWS][SUB_VECS];                                                                     \
         UNROLLED for (int r = 0; r < SUB_ROWS; r++)                                                       \
             UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
                 s[r][v] = _mm256_setzero_ps();                                                            \
-        for (int64_t p = 0; p < pairs; p++, wide += 2 * PANEL_ROWS, b += PANEL_COLS) {                    \
-            __m256i w[SUB_VECS];                                                                          \
-            __m256 half[SUB_VECS];                                                                        \
-            UNROLLED for (int v = 0; v < SUB_VECS; v++) {                                                 \
-                w[v] = _mm256_loadu_si256((const __m256i *)(b + v * LANES));                              \
-                /* the odd element by two shifts: a mask would take the sixteenth register */             \
-                half[v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(w[v], 16), 16));        \
-            }                                                                                             \
-            UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                                 \
-                const __m256 odd = _mm256_broadcast_ss(wide + r);                                         \
+        for (int64_t p = 0; p < pairs; p++, a += 2 * PANEL_ROWS, b += 2 * PANEL_COLS)                     \
+            UNROLLED for (int half = 0; half < 2; half++) { /* the odd elements, then the even ones */    \
+                __m256 bv[SUB_VECS];                                                                      \
                 UNROLLED for (int v = 0; v < SUB_VECS; v++)                                               \
-                    s[r][v] = STEP(FLUSHING, s[r][v], odd, half[v]);                                      \
+                    bv[v] = _mm256_loadu_ps(b + half * PANEL_COLS + v * LANES);                           \
+                UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                             \
+                    const __m256 av = _mm256_broadcast_ss(a + half * PANEL_ROWS + r);                     \
+                    UNROLLED for (int v = 0; v < SUB_VECS; v++)                                           \
+                        s[r][v] = STEP(FLUSHING, s[r][v], av, bv[v]);                                     \
+                }                                                                                         \
             }                                                                                             \
-            UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
-                half[v] = _mm256_castsi256_ps(_mm256_slli_epi32(w[v], 16));                               \
-            UNROLLED for (int r = 0; r < SUB_ROWS; r++) {                                                 \
-                const __m256 even = _mm256_broadcast_ss(wide + PANEL_ROWS + r);                           \
-                UNROLLED for (int v = 0; v < SUB_VECS; v++)                                               \
-                    s[r][v] = STEP(FLUSHING, s[r][v], even, half[v]);                                     \
-            }                                                                                             \
-        }                                                                                                 \
         UNROLLED for (int r = 0; r < SUB_ROWS; r++)                                                       \
             UNROLLED for (int v = 0; v < SUB_VECS; v++)                                                   \
                 _mm256_storeu_ps(out + r * PANEL_COLS + v * LANES, s[r][v]);                              \
@@ -226,11 +217,16 @@ enum { SUB_ROWS = 6, SUB_VECS = 2 }; /* 12 accumulators of the 16 registers, 2 f
 DEFINE_SUB_TILE(sub_tile_ftz, 0)
 DEFINE_SUB_TILE(sub_tile_flushing, 1)
 
-/* The tile's chains into `out`, only the sub-tiles that hold any of its rows × cols. With `ftz`, under MXCSR's
- * flush-to-zero, set and restored here around the sub-tiles (calls: no step moves across the setting). */
-TARGET static void chains(int ftz, int64_t pairs, const float *wide, const uint32_t *b, int rows, int cols,
-                          float *out)
+/* exponents of a and b summing to this or more make products that are multiples of 2^-149 (biased: 127 + 127 - 135) */
+enum { FTZ_EXACT_FLOOR = 119 };
+
+/* One tile's chains over a block into `out`, only the sub-tiles that hold any of its rows × cols: under MXCSR's
+ * flush-to-zero where the floors allow it, set and restored around the sub-tiles (calls: no step moves across
+ * the setting), else flushing each step. */
+TARGET static void chains(int64_t pairs, const float *a, int a_floor, const float *b, int b_floor, int rows,
+                          int cols, float *out)
 {
+    const int ftz = a_floor + b_floor >= FTZ_EXACT_FLOOR;
     unsigned saved, flushing;
     __asm__ volatile("vstmxcsr %0" : "=m"(saved));
     flushing = saved | FTZ;
@@ -238,21 +234,52 @@ TARGET static void chains(int ftz, int64_t pairs, const float *wide, const uint3
         __asm__ volatile("vldmxcsr %0" ::"m"(flushing) : "memory");
     for (int r0 = 0; r0 < rows; r0 += SUB_ROWS)
         for (int j0 = 0; j0 < cols; j0 += SUB_VECS * LANES)
-            (ftz ? sub_tile_ftz : sub_tile_flushing)(pairs, wide + r0, b + j0, out + r0 * PANEL_COLS + j0);
+            (ftz ? sub_tile_ftz : sub_tile_flushing)(pairs, a + r0, b + j0, out + r0 * PANEL_COLS + j0);
     if (ftz)
         __asm__ volatile("vldmxcsr %0" ::"m"(saved) : "memory");
 }
 
-/* exponents of a and b summing to this or more make products that are multiples of 2^-149 (biased: 127 + 127 - 135) */
-enum { FTZ_EXACT_FLOOR = 119 };
-
-TARGET void opemu_bf16_tile_baseline(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
-                                     int64_t ldc, int rows, int cols, int fresh)
+/* bf16_product.c's walk on this level: each B panel widened once (its blocks' floors with it) for every tile of
+ * its column, each A block widened for its tile. Returns -1 when the B panel's buffer cannot be allocated. */
+TARGET int opemu_bf16_walk_baseline(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b,
+                                    float *c, int64_t ldc, int accumulate, uint16_t *rounded, int64_t ldr)
 {
-    float wide[BLOCK_PAIRS * 2 * PANEL_ROWS] __attribute__((aligned(32)));
+    const int64_t blocks = (pairs + BLOCK_PAIRS - 1) / BLOCK_PAIRS;
+    float *b_wide = malloc((size_t)(pairs > 0 ? pairs : 1) * 2 * PANEL_COLS * sizeof(float));
+    int *b_floor = malloc((size_t)(blocks > 0 ? blocks : 1) * sizeof(int));
+    float a_wide[BLOCK_PAIRS * 2 * PANEL_ROWS] __attribute__((aligned(32)));
     float out[PANEL_ROWS * PANEL_COLS] __attribute__((aligned(32)));
-    const int a_floor = widen_a(pairs, a, wide);
-    chains(a_floor + b_floor >= FTZ_EXACT_FLOOR, pairs, wide, b, rows, cols, out);
-    add_tile(out, c, ldc, rows, cols, fresh);
+    if (!b_wide || !b_floor) {
+        free(b_wide), free(b_floor);
+        return -1;
+    }
+    for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {
+        const uint32_t *bp = b + (j0 / PANEL_COLS) * pairs * PANEL_COLS;
+        const int cols = n - j0 < PANEL_COLS ? (int)(n - j0) : PANEL_COLS;
+        for (int64_t k0 = 0; k0 < pairs; k0 += BLOCK_PAIRS)
+            b_floor[k0 / BLOCK_PAIRS] = widen_b(pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS,
+                                                bp + k0 * PANEL_COLS, b_wide + k0 * 2 * PANEL_COLS);
+        for (int64_t i0 = 0; i0 < m; i0 += PANEL_ROWS) {
+            const uint32_t *ap = a + (i0 / PANEL_ROWS) * pairs * PANEL_ROWS;
+            const int rows = m - i0 < PANEL_ROWS ? (int)(m - i0) : PANEL_ROWS;
+            float *at = rounded ? out : c + i0 * ldc + j0;
+            const int64_t ld = rounded ? PANEL_COLS : ldc;
+            if (pairs == 0 && !accumulate)
+                add_tile(opemu_bf16_zeros, at, ld, rows, cols, 1);
+            for (int64_t k0 = 0; k0 < pairs; k0 += BLOCK_PAIRS) {
+                const int64_t block = pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS;
+                const int a_floor = widen_a(block, ap + k0 * PANEL_ROWS, a_wide);
+                float sums[PANEL_ROWS * PANEL_COLS] __attribute__((aligned(32)));
+                chains(block, a_wide, a_floor, b_wide + k0 * 2 * PANEL_COLS, b_floor[k0 / BLOCK_PAIRS], rows, cols,
+                       sums);
+                add_tile(sums, at, ld, rows, cols, k0 == 0 && !accumulate);
+            }
+            if (rounded)
+                opemu_bf16_store_rounded(out, rows, cols, rounded + i0 * ldr + j0, ldr);
+        }
+    }
+    free(b_wide);
+    free(b_floor);
+    return 0;
 }
 #endif

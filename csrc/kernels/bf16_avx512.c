@@ -110,8 +110,8 @@ PACK_TARGET void opemu_bf16_pack_pair_rows_avx512(const void *src, int source, i
 /* The vector tiles: PANEL_ROWS × VECS accumulators in registers. PREPARE_B turns a vector of B words into
  * what STEP takes; STEP adds one A word's pair of products into an accumulator. */
 #define DEFINE_TILE(NAME, TARGET, B_PARTS, PREPARE_B, STEP)                                                   \
-    __attribute__((target(TARGET))) void NAME(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor,   \
-                                              float *c, int64_t ldc, int rows, int cols, int fresh)          \
+    __attribute__((target(TARGET))) void NAME(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,      \
+                                              int64_t ldc, int rows, int cols, int fresh)                    \
     {                                                                                                          \
         __m512 s[PANEL_ROWS][VECS];                                                                            \
         UNROLLED for (int r = 0; r < PANEL_ROWS; r++)                                                          \

@@ -4,6 +4,7 @@
 #define OPEMU_KERNELS_BF16_PANELS_H
 
 #include "isa.h"
+#include "rounding.h"
 
 #include <string.h>
 
@@ -12,10 +13,10 @@
 #define BLOCK_PAIRS OPEMU_BF16_BLOCK_PAIRS
 
 /* One tile of c (rows × cols of a PANEL_ROWS × PANEL_COLS tile, row pitch ldc) plus the chains of one block of
- * `pairs` pairs of an A panel and a B panel, or those chains alone from +0 (`fresh`). `b_floor`: the smallest
- * biased exponent of the B block's non-zero elements, for the tiles that ask for it (exponent_floor). */
-typedef void (*opemu_bf16_tile)(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
-                                int64_t ldc, int rows, int cols, int fresh);
+ * `pairs` pairs of an A panel and a B panel, or those chains alone from +0 (`fresh`).
+ */
+typedef void (*opemu_bf16_tile)(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
+                                int cols, int fresh);
 
 static inline uint32_t half_at(const void *src, int source, int64_t at)
 {
@@ -28,6 +29,21 @@ static inline void add_tile(const float *tile, float *c, int64_t ldc, int rows, 
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < cols; j++)
             c[r * ldc + j] = (fresh ? 0.0f : c[r * ldc + j]) + tile[r * PANEL_COLS + j];
+}
+
+/* The chains of an empty inner dimension */
+static const float opemu_bf16_zeros[PANEL_ROWS * PANEL_COLS];
+
+/* A tile's sums (rows × cols of it), rounded to bf16 (to nearest, ties to even) into c's bits */
+static inline void opemu_bf16_store_rounded(const float *tile, int rows, int cols, uint16_t *c, int64_t ldc)
+{
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < cols; j++) {
+            float value = opemu_round_bf16(tile[r * PANEL_COLS + j]);
+            uint32_t bits;
+            memcpy(&bits, &value, sizeof bits);
+            c[r * ldc + j] = (uint16_t)(bits >> 16);
+        }
 }
 
 #if OPEMU_X86
@@ -43,14 +59,14 @@ void opemu_bf16_pack_pair_rows_baseline(const void *src, int source, int64_t cou
 int64_t opemu_bf16_pack_vectors_baseline(const void *src, int source, int64_t j0, int64_t real, int64_t inner,
                                          int64_t count_stride, int64_t inner_stride, int width, uint32_t *panel);
 
-void opemu_bf16_tile_dot(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c, int64_t ldc,
-                         int rows, int cols, int fresh);
-void opemu_bf16_tile_avx512(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
-                            int64_t ldc, int rows, int cols, int fresh);
-void opemu_bf16_tile_baseline(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c,
-                              int64_t ldc, int rows, int cols, int fresh);
-/* The b_floor of a B panel's block (`pairs` × PANEL_COLS words), for opemu_bf16_tile_baseline. */
-int opemu_bf16_exponent_floor_baseline(const uint32_t *panel, int64_t words);
+void opemu_bf16_tile_dot(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
+                         int cols, int fresh);
+void opemu_bf16_tile_avx512(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
+                            int cols, int fresh);
+/* The whole product on the baseline level (bf16_avx2.c): opemu_kernel_bf16_product's and _rounded's work (c or
+ * `rounded`); -1 when its scratch cannot be allocated. */
+int opemu_bf16_walk_baseline(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,
+                             int64_t ldc, int accumulate, uint16_t *rounded, int64_t ldr);
 #endif
 
 #endif

@@ -16,7 +16,6 @@
  * baseline's AVX2, bf16_avx2.c), and plain C tiles below, whose loops vectorise where the CPU has fused
  * multiply-adds (arm64). This file packs and walks the tiles, on the path of the level in use (isa.h). */
 #include "bf16_panels.h"
-#include "rounding.h"
 
 /* A word with each subnormal half made a zero of its sign: the instruction reads subnormals as zeros. */
 static inline uint32_t flush_halves(uint32_t w)
@@ -94,8 +93,8 @@ static inline float flushed(float value)
 }
 
 /* One PANEL_ROWS × PANEL_COLS tile over one block of pairs in plain C. */
-static void tile_portable(int64_t pairs, const uint32_t *a, const uint32_t *b, int b_floor, float *c, int64_t ldc,
-                          int rows, int cols, int fresh)
+static void tile_portable(int64_t pairs, const uint32_t *a, const uint32_t *b, float *c, int64_t ldc, int rows,
+                          int cols, int fresh)
 {
     float s[PANEL_ROWS][PANEL_COLS] = {{0}};
     for (int64_t p = 0; p < pairs; p++) {
@@ -113,52 +112,26 @@ static void tile_portable(int64_t pairs, const uint32_t *a, const uint32_t *b, i
     add_tile(&s[0][0], c, ldc, rows, cols, fresh);
 }
 
-/* The tiles of the level in use, and whether they take each B block's exponent floor. */
-static opemu_bf16_tile chosen_tile(int *floors)
-{
-    *floors = 0;
-#if OPEMU_X86
-    if (opemu_isa() >= OPEMU_ISA_AVX512_BF16)
-        return opemu_bf16_tile_dot;
-    if (opemu_isa() >= OPEMU_ISA_AVX512)
-        return opemu_bf16_tile_avx512;
-    if (opemu_isa() >= OPEMU_ISA_BASELINE) {
-        *floors = 1;
-        return opemu_bf16_tile_baseline;
-    }
-#endif
-    return tile_portable;
-}
-
-/* The exponent floor of a B panel's block, for tiles that take it. */
-static int block_floor(int floors, const uint32_t *block, int64_t pairs)
-{
-#if OPEMU_X86
-    if (floors)
-        return opemu_bf16_exponent_floor_baseline(block, pairs * PANEL_COLS);
-#endif
-    return 0;
-}
-
-enum { FLOOR_BLOCKS = 64 }; /* B blocks whose floors a walk keeps (16384 pairs); past that, each tile finds its own */
-
 /* Every tile of c through all its blocks: the tile stays in L1 from one block to the next and is read from
  * memory (accumulating) and written back once. With `rounded`, each tile's sums are made in a local tile and
- * stored to it rounded to bf16 instead (c unused). */
-static void walk_tiles(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,
-                       int64_t ldc, int accumulate, uint16_t *rounded, int64_t ldr)
+ * stored to it rounded to bf16 instead (c unused). The baseline level walks in its own way (bf16_avx2.c);
+ * returns -1 when that cannot allocate its scratch. */
+static int walk_tiles(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,
+                      int64_t ldc, int accumulate, uint16_t *rounded, int64_t ldr)
 {
-    int floors;
-    const opemu_bf16_tile tile = chosen_tile(&floors);
-    const int kept = (pairs + BLOCK_PAIRS - 1) / BLOCK_PAIRS <= FLOOR_BLOCKS;
+    opemu_bf16_tile tile = tile_portable;
+#if OPEMU_X86
+    if (opemu_isa() >= OPEMU_ISA_AVX512_BF16)
+        tile = opemu_bf16_tile_dot;
+    else if (opemu_isa() >= OPEMU_ISA_AVX512)
+        tile = opemu_bf16_tile_avx512;
+    else if (opemu_isa() >= OPEMU_ISA_BASELINE)
+        return opemu_bf16_walk_baseline(m, n, pairs, a, b, c, ldc, accumulate, rounded, ldr);
+#endif
     float local[PANEL_ROWS * PANEL_COLS];
-    int floor[FLOOR_BLOCKS];
     for (int64_t j0 = 0; j0 < n; j0 += PANEL_COLS) {
         const uint32_t *bp = b + (j0 / PANEL_COLS) * pairs * PANEL_COLS;
         int cols = n - j0 < PANEL_COLS ? (int)(n - j0) : PANEL_COLS;
-        for (int64_t k0 = 0; kept && k0 < pairs; k0 += BLOCK_PAIRS)
-            floor[k0 / BLOCK_PAIRS] = block_floor(floors, bp + k0 * PANEL_COLS,
-                                                  pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS);
         for (int64_t i0 = 0; i0 < m; i0 += PANEL_ROWS) {
             const uint32_t *ap = a + (i0 / PANEL_ROWS) * pairs * PANEL_ROWS;
             int rows = m - i0 < PANEL_ROWS ? (int)(m - i0) : PANEL_ROWS;
@@ -166,21 +139,13 @@ static void walk_tiles(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, c
             int64_t ld = rounded ? PANEL_COLS : ldc;
             for (int64_t k0 = 0; k0 < pairs || (k0 == 0 && !accumulate); k0 += BLOCK_PAIRS) {
                 int64_t block = pairs - k0 < BLOCK_PAIRS ? pairs - k0 : BLOCK_PAIRS;
-                const int b_floor = kept && block ? floor[k0 / BLOCK_PAIRS]
-                                                  : block_floor(floors, bp + k0 * PANEL_COLS, block);
-                tile(block, ap + k0 * PANEL_ROWS, bp + k0 * PANEL_COLS, b_floor, at, ld, rows, cols,
-                     k0 == 0 && !accumulate);
+                tile(block, ap + k0 * PANEL_ROWS, bp + k0 * PANEL_COLS, at, ld, rows, cols, k0 == 0 && !accumulate);
             }
             if (rounded)
-                for (int r = 0; r < rows; r++)
-                    for (int j = 0; j < cols; j++) {
-                        float value = opemu_round_bf16(local[r * PANEL_COLS + j]);
-                        uint32_t bits;
-                        memcpy(&bits, &value, sizeof bits);
-                        rounded[(i0 + r) * ldr + j0 + j] = (uint16_t)(bits >> 16);
-                    }
+                opemu_bf16_store_rounded(local, rows, cols, rounded + i0 * ldr + j0, ldr);
         }
     }
+    return 0;
 }
 
 /* What both entries refuse: a negative size or rows of c that overlap. */
@@ -194,8 +159,7 @@ int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_
 {
     if (refused(m, n, pairs, ldc))
         return -1;
-    walk_tiles(m, n, pairs, a, b, c, ldc, accumulate, NULL, 0);
-    return 0;
+    return walk_tiles(m, n, pairs, a, b, c, ldc, accumulate, NULL, 0) ? -2 : 0;
 }
 
 int opemu_kernel_bf16_product_rounded(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b,
@@ -203,6 +167,5 @@ int opemu_kernel_bf16_product_rounded(int64_t m, int64_t n, int64_t pairs, const
 {
     if (refused(m, n, pairs, ldc))
         return -1;
-    walk_tiles(m, n, pairs, a, b, NULL, 0, 0, c, ldc);
-    return 0;
+    return walk_tiles(m, n, pairs, a, b, NULL, 0, 0, c, ldc) ? -2 : 0;
 }

@@ -106,10 +106,11 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
 /* Each level's path through the planes */
 #define DEFINE_DIRECT_PATHS(T, I, SUFFIX, ISA, TARGET)                                                    \
     TARGET static void rows_##SUFFIX##_##ISA(int64_t images, int64_t channels, int64_t taps, const int64_t *source, \
-                              const int64_t *shift, int64_t rows, int64_t width, const T *w, int64_t w_row,   \
-                              const T *src, int64_t src_image, int64_t src_channel, int64_t src_rows,      \
-                              int64_t src_width, T *out, int64_t out_image, int64_t out_channel, T *buf,   \
-                              int64_t left, int64_t pitch)                                                \
+                                             const int64_t *shift, int64_t rows, int64_t width, const T *w, \
+                                             int64_t w_row, const T *src, int64_t src_image,              \
+                                             int64_t src_channel, int64_t src_rows, int64_t src_width, T *out, \
+                                             int64_t out_image, int64_t out_channel, T *buf, int64_t left, \
+                                             int64_t pitch)                                               \
     {                                                                                                     \
         const T *at[TAP_GROUP];                                                                           \
         clear_##SUFFIX(src_rows, pitch, buf);                                                             \
@@ -153,11 +154,12 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
                 }                                                                                         \
             }                                                                                             \
     }                                                                                                     \
-    TARGET static void filter_rows_##SUFFIX##_##ISA(int64_t images, int64_t channels, int64_t taps, const int64_t *source, \
-                                     const int64_t *shift, int64_t rows, int64_t width, const T *dy,        \
-                                     int64_t dy_image, int64_t dy_channel, const T *x, int64_t x_image,     \
-                                     int64_t x_channel, int64_t x_rows, int64_t x_width, T *lanes, T *buf,  \
-                                     int64_t left, int64_t pitch)                                           \
+    TARGET static void filter_rows_##SUFFIX##_##ISA(int64_t images, int64_t channels, int64_t taps,       \
+                                                    const int64_t *source, const int64_t *shift, int64_t rows, \
+                                                    int64_t width, const T *dy, int64_t dy_image,         \
+                                                    int64_t dy_channel, const T *x, int64_t x_image,      \
+                                                    int64_t x_channel, int64_t x_rows, int64_t x_width,   \
+                                                    T *lanes, T *buf, int64_t left, int64_t pitch)        \
     {                                                                                                     \
         const int64_t whole = width / LANES * LANES, tail = width - whole;                               \
         mask_##SUFFIX keep;                                 /* the tail block's lanes that hold positions */ \
