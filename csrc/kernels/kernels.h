@@ -298,10 +298,11 @@ int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const v
 void opemu_kernel_row_sums(int pieces, int64_t rows, int64_t n, const float *x, int64_t stride, float *out);
 
 /* ---- kernel threads (csrc/kernels/pool.c) ----
- * piece(job, i, lo, hi) over `pieces` near-equal parts of [0, count) (part i: [count*i/pieces,
- * count*(i+1)/pieces)), part 0 on the caller, the others on the pool's workers; returns when all are done. Runs
- * the whole range as part 0 on the caller when the pool is busy (another caller's job, or a part that splits
- * again) or no thread can start. i < pieces always (a part's own scratch: slot i of `pieces`). */
+ * piece(job, i, lo, hi) over near-equal chunks of [0, count), up to four a thread (chunk c of k: [count*c/k,
+ * count*(c+1)/k)), which `pieces` threads claim in order as each finishes one: the caller (i = 0) and the pool's
+ * workers (i = 1 .. pieces - 1); returns when all are done. Runs the whole range as one chunk on the caller when
+ * the pool is busy (another caller's job, or a chunk that splits again) or no thread can start. i < pieces always
+ * (a thread's own scratch: slot i of `pieces`, which its chunks use one after another). */
 typedef void (*opemu_piece)(const void *job, int index, int64_t lo, int64_t hi);
 void opemu_pool_split(int pieces, int64_t count, opemu_piece piece, const void *job);
 
