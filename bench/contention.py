@@ -56,7 +56,8 @@ def main():
     PY, PDY = m.device(np.zeros((m.N, m.C, 28, 28))), m.device(rng.standard_normal((m.N, m.C, 28, 28)))
     m.check(lib.mcdnnPoolingForward(h, pool, one, d, X, zero, yd, PY), "mcdnnPoolingForward")
     calls = {
-        "mcdnnActivationBackward relu": lambda: lib.mcdnnActivationBackward(h, act, one, d, Y, d, DY, d, X, zero, d, DX),
+        "mcdnnActivationBackward relu": lambda: lib.mcdnnActivationBackward(h, act, one, d, Y, d, DY, d, X, zero, d,
+                                                                            DX),
         "mcdnnSoftmaxBackward accurate channel": lambda: lib.mcdnnSoftmaxBackward(h, 1, 1, one, d, Y, d, DY, zero, d,
                                                                                   DX),
         "mcdnnPoolingBackward max 3x3/2 pad 1": lambda: lib.mcdnnPoolingBackward(h, pool, one, yd, PY, yd, PDY, d, X,

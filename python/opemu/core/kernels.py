@@ -55,6 +55,31 @@ def lib():
     return device.lib
 
 
+# What the kernels that differ between levels run at each (a level without an entry runs the one below it)
+PATHS = {
+    "bf16 products": {"portable": "C tiles, a flush after each step",
+                      "baseline": "AVX2 fp32 FMA tiles on widened panels, flush-to-zero where exact",
+                      "avx512": "AVX-512 fp32 FMA tiles, a flush after each step",
+                      "avx512bf16": "the bf16 dot product instruction (VDPBF16PS)"},
+    "sums of GEMM products (convolutions)": {"portable": "none: BLAS's GEMMs", "baseline": "AVX2 6x16 tiles",
+                                              "avx512": "AVX-512 8x48 and 6x64 tiles"},
+    "max-pooling 3x3/2 backward, fp32": {"portable": "scalar choices, then the scatter",
+                                         "avx512": "one walk down each plane, 15 windows a vector"},
+    "vector loops (exp, softmax, epilogues, BN sums, depthwise, row sums)": {
+        "portable": "SSE2, 4 floats a vector", "baseline": "AVX2, 8 floats", "avx512": "AVX-512, 16 floats"},
+    "bf16 widening copy, non-temporal copies": {"portable": "scalar tiles, 16-byte streams",
+                                                "baseline": "8x8 register transposes, 32-byte streams",
+                                                "avx512": "16x16 register transposes, 64-byte streams"},
+}
+
+
+def paths():
+    """[(kernel, the path it runs at the level in use)] (PATHS)."""
+    rank = ISA_LEVELS.index(isa())
+    return [(kernel, next(by_level[level] for level in reversed(ISA_LEVELS[:rank + 1]) if level in by_level))
+            for kernel, by_level in PATHS.items()]
+
+
 def cpu_isa():
     """The highest instruction-set level this CPU gives the kernels (ISA_LEVELS), "portable" without them."""
     library = lib()
