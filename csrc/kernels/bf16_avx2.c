@@ -101,28 +101,14 @@ TARGET static inline __m256i pair_words8(const void *src, int source, int64_t at
     return _mm256_or_si256(e, _mm256_slli_epi32(o, 16));
 }
 
-enum { PAIR_BLOCK = 4 }; /* pairs across all panels at a time, as the AVX-512 path */
-
-TARGET void opemu_bf16_pack_pair_rows_baseline(const void *src, int source, int64_t count, int64_t inner,
-                                               int64_t inner_stride, int width, int64_t pairs, uint32_t *panels)
+/* One pair's words of `present` panel elements, `rows` of them, stored (OPEMU_BF16_PACK_PAIR_ROWS) */
+TARGET static inline void store_pair_words(const void *src, int source, int64_t at, int64_t inner_stride, int present,
+                                           uint32_t *to, int rows)
 {
-    const int64_t whole = inner / 2;
-    for (int64_t p0 = 0; p0 < whole; p0 += PAIR_BLOCK) {
-        const int64_t p1 = whole - p0 < PAIR_BLOCK ? whole : p0 + PAIR_BLOCK;
-        for (int64_t j0 = 0; j0 < count; j0 += width) {
-            uint32_t *panel = panels + (j0 / width) * pairs * width;
-            const int64_t real = count - j0 < width ? count - j0 : width;
-            for (int64_t p = p0; p < p1; p++)
-                for (int g = 0; g < width; g += LANES) {
-                    const int rows = width - g < LANES ? width - g : LANES;
-                    const int64_t present = real - g < 0 ? 0 : real - g < rows ? real - g : rows;
-                    const __m256i w = pair_words8(src, source, j0 + g + 2 * p * inner_stride, inner_stride,
-                                                  (int)present);
-                    store_words(panel + p * width + g, flush_halves8(w), rows);
-                }
-        }
-    }
+    store_words(to, flush_halves8(pair_words8(src, source, at, inner_stride, present)), rows);
 }
+
+OPEMU_BF16_PACK_PAIR_ROWS(opemu_bf16_pack_pair_rows_baseline, TARGET, LANES, store_pair_words)
 
 /* ---- tiles ---- */
 

@@ -80,30 +80,15 @@ PACK_TARGET int64_t opemu_bf16_pack_vectors_avx512(const void *src, int source, 
     return done;
 }
 
-/* Every panel's whole pairs where a panel's elements lie side by side (count_stride 1), PAIR_BLOCK pairs at a
- * time across all panels: the source's rows are read along their length while their lines are in L1, where
- * panel by panel they were read down a column, a row's line at a time. */
-enum { PAIR_BLOCK = 4 };
-PACK_TARGET void opemu_bf16_pack_pair_rows_avx512(const void *src, int source, int64_t count, int64_t inner,
-                                                   int64_t inner_stride, int width, int64_t pairs, uint32_t *panels)
+/* One pair's words of `present` panel elements, `rows` of them, stored (OPEMU_BF16_PACK_PAIR_ROWS) */
+PACK_TARGET static inline void store_pair_words(const void *src, int source, int64_t at, int64_t inner_stride,
+                                                int present, uint32_t *to, int rows)
 {
-    const int64_t whole = inner / 2;
-    for (int64_t p0 = 0; p0 < whole; p0 += PAIR_BLOCK) {
-        const int64_t p1 = whole - p0 < PAIR_BLOCK ? whole : p0 + PAIR_BLOCK;
-        for (int64_t j0 = 0; j0 < count; j0 += width) {
-            uint32_t *panel = panels + (j0 / width) * pairs * width;
-            const int64_t real = count - j0 < width ? count - j0 : width;
-            for (int64_t p = p0; p < p1; p++)
-                for (int g = 0; g < width; g += 16) {
-                    int rows = width - g < 16 ? width - g : 16;
-                    int64_t present = real - g < 0 ? 0 : real - g < rows ? real - g : rows;
-                    __m512i w = flush_vector(pair_words(src, source, j0 + g + 2 * p * inner_stride, inner_stride,
-                                                        (__mmask16)((1u << present) - 1)));
-                    _mm512_mask_storeu_epi32(panel + p * width + g, (__mmask16)((1u << rows) - 1), w);
-                }
-        }
-    }
+    __m512i w = flush_vector(pair_words(src, source, at, inner_stride, (__mmask16)((1u << present) - 1)));
+    _mm512_mask_storeu_epi32(to, (__mmask16)((1u << rows) - 1), w);
 }
+
+OPEMU_BF16_PACK_PAIR_ROWS(opemu_bf16_pack_pair_rows_avx512, PACK_TARGET, 16, store_pair_words)
 
 #define UNROLLED _Pragma("GCC unroll 16")
 

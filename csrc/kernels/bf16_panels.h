@@ -46,6 +46,33 @@ static inline void opemu_bf16_store_rounded(const float *tile, int rows, int col
         }
 }
 
+/* Every panel's whole pairs where a panel's elements lie side by side (count_stride 1) and a pair's halves in two
+ * rows, PAIR_BLOCK pairs at a time across all panels: the source's rows are read along their length while their
+ * lines are in L1, where panel by panel they were read down a column, a row's line at a time. Written once for
+ * the levels' vectors of LANES words: STORE(src, source, at, inner_stride, present, to, rows) packs the words of
+ * one pair for `present` panel elements from element `at`, `rows` of them (zero past `present`) to `to`. */
+enum { OPEMU_BF16_PAIR_BLOCK = 4 };
+#define OPEMU_BF16_PACK_PAIR_ROWS(NAME, TARGET, LANES, STORE)                                             \
+    TARGET void NAME(const void *src, int source, int64_t count, int64_t inner, int64_t inner_stride, int width, \
+                     int64_t pairs, uint32_t *panels)                                                     \
+    {                                                                                                     \
+        const int64_t whole = inner / 2;                                                                  \
+        for (int64_t p0 = 0; p0 < whole; p0 += OPEMU_BF16_PAIR_BLOCK) {                                   \
+            const int64_t p1 = whole - p0 < OPEMU_BF16_PAIR_BLOCK ? whole : p0 + OPEMU_BF16_PAIR_BLOCK;   \
+            for (int64_t j0 = 0; j0 < count; j0 += width) {                                               \
+                uint32_t *panel = panels + (j0 / width) * pairs * width;                                  \
+                const int64_t real = count - j0 < width ? count - j0 : width;                             \
+                for (int64_t p = p0; p < p1; p++)                                                         \
+                    for (int g = 0; g < width; g += (LANES)) {                                            \
+                        const int rows = width - g < (LANES) ? width - g : (LANES);                       \
+                        const int present = (int)(real - g < 0 ? 0 : real - g < rows ? real - g : rows);  \
+                        STORE(src, source, j0 + g + 2 * p * inner_stride, inner_stride, present,          \
+                              panel + p * width + g, rows);                                               \
+                    }                                                                                     \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
 #if OPEMU_X86
 /* Per level: the whole pairs of every panel where a panel's elements lie side by side (count_stride 1) and its
  * pairs across rows; and the pairs of one panel from pair 0 that vectors take where the inner elements lie side by
