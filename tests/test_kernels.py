@@ -329,6 +329,15 @@ def test_an_isa_ceiling_is_the_level_used_up_to_the_cpus():
             assert kernels.isa() == kernels.ISA_LEVELS[expected]
 
 
+def test_each_kernel_names_its_path_at_every_level():
+    """What the bench prints: a path for every kernel with paths per level, at each level the CPU has."""
+    for level in available_levels():
+        with kernels.isa_ceiling(level):
+            described = dict(kernels.paths())
+        assert list(described) == list(kernels.PATHS) and all(described.values())
+        assert described["bf16 products"] == kernels.PATHS["bf16 products"][level]
+
+
 def _isa_in_a_process(value):
     result = subprocess.run([sys.executable, "-c", "from opemu.core import kernels; print(kernels.isa())"],
                             capture_output=True, text=True, env=dict(os.environ, OPEMU_ISA=value), timeout=120)

@@ -270,7 +270,8 @@ int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t i
 /* c (m × n, row pitch ldc) = (accumulate ? c : +0) + one fp32 sum per block of OPEMU_BF16_BLOCK_PAIRS pairs, in
  * block order, each a chain from +0 that adds each pair's odd product and then its even one by fused multiply-
  * adds, each result below 2^-126 made a zero of its sign (the bf16 dot product instruction's arithmetic, which
- * runs it from the level avx512bf16 on). Returns 0, or -1 for a negative size or ldc below n. */
+ * runs it from the level avx512bf16 on). Returns 0, -1 for a negative size or ldc below n, or -2 when the
+ * baseline level's scratch (a B panel widened to fp32) cannot be allocated. */
 int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,
                               int64_t ldc, int accumulate);
 

@@ -102,4 +102,6 @@ def product(m, n, total_pairs, a_panels, b_panels, c, accumulate=False):
         assert c.dtype == np.float32
         code = lib.opemu_kernel_bf16_product(m, n, total_pairs, a, b, kernels.float_pointer(c), c.strides[0] // 4,
                                              int(accumulate))
+    if code == -2:
+        raise MemoryError("the bf16 product's scratch (%d x %d pairs) could not be allocated" % (n, total_pairs))
     assert code == 0
