@@ -100,14 +100,6 @@ void opemu_chain_sums_avx512(int64_t rows, int64_t cols, int64_t terms, const in
 }
 #endif
 
-void opemu_chain_pack_transposed(const float *bt, int64_t ldb, int64_t inner, int64_t cols, float *packed,
-                                 int64_t width)
-{
-    for (int64_t n = 0; n < cols; n++)
-        for (int64_t k = 0; k < inner; k++)
-            packed[k * width + n] = bt[n * ldb + k];
-}
-
 int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
                             int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate)

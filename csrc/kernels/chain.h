@@ -6,10 +6,6 @@
 
 #define OPEMU_CHAIN_PACKED_INNER 128 /* a transposed term's rows the packing holds: the callers' K blocks */
 
-/* A term's share of b given transposed, `inner` rows by `cols` columns, packed row-major `width` apart (plain C). */
-void opemu_chain_pack_transposed(const float *bt, int64_t ldb, int64_t inner, int64_t cols, float *packed,
-                                 int64_t width);
-
 /* The kernel's tiles, written once with an instruction set's vector operations, named by V: V##_VEC (a register of
  * V##_LANES floats), V##_MASK (which of a vector's columns exist), V##_ZERO(), V##_LOAD(p), V##_LOAD_MASKED(p, m),
  * V##_BROADCAST(p), V##_FMA(a, b, c) (a * b + c, one rounding), V##_ADD(a, b), V##_STORE(p, v),

@@ -33,7 +33,13 @@ V256_TARGET static inline void prefetch_next(const float *b, int64_t ldb, int64_
             _mm_prefetch((const char *)(b + k * ldb + (vecs + v) * V256_LANES), _MM_HINT_T1);
 }
 
-#define pack_transposed opemu_chain_pack_transposed
+/* A term's share of b given transposed, `inner` rows by `cols` columns, packed row-major `width` apart */
+static void pack_transposed(const float *bt, int64_t ldb, int64_t inner, int64_t cols, float *packed, int64_t width)
+{
+    for (int64_t n = 0; n < cols; n++)
+        for (int64_t k = 0; k < inner; k++)
+            packed[k * width + n] = bt[n * ldb + k];
+}
 
 OPEMU_CHAIN_COLUMN_TILE(V256, columns_16, 6, 2, 0)
 OPEMU_CHAIN_COLUMN_TILE(V256, columns_16_masked, 6, 2, 1)
