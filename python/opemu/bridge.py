@@ -81,6 +81,8 @@ def _argument_kind(ctype):
                  "aclBoolArray", "aclOpExecutor"):
         if kind + " *" in ctype:
             return kind
+    if ctype.replace("const ", "").strip() == "char *":
+        return "string"
     return "value"
 
 
@@ -111,6 +113,11 @@ def _array_part(ctype, kind):
     return part
 
 
+def _string_part(ffi, lib, summary, name, value):
+    """A C string attribute (a reduction or rounding mode): its text, which belongs in the cache key."""
+    return ffi.string(value).decode("utf-8", "replace")
+
+
 def _tensor_list_part(ffi, lib, summary, name, value):
     _live(lib, name, value, "TENSOR_LIST")
     items = ffi.cast("aclTensorList *", value)
@@ -130,7 +137,7 @@ _KIND_NAMES = {"SCALAR": "aclScalar", "INT_ARRAY": "aclIntArray", "FLOAT_ARRAY":
 _PART_OF = {"aclScalar": _scalar_part, "aclIntArray": _array_part("aclIntArray *", "INT_ARRAY"),
             "aclFloatArray": _array_part("aclFloatArray *", "FLOAT_ARRAY"),
             "aclBoolArray": _array_part("aclBoolArray *", "BOOL_ARRAY"),
-            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part}
+            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part, "string": _string_part}
 
 
 def _same(part):
