@@ -10,6 +10,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import threading
 import traceback
 
@@ -81,7 +82,14 @@ def _argument_kind(ctype):
                  "aclBoolArray", "aclOpExecutor"):
         if kind + " *" in ctype:
             return kind
+    if re.match(r"(const\s+)?char\s*\*\s*\w*$", ctype):
+        return "string"
     return "value"
+
+
+def _string_part(ffi, lib, summary, name, value):
+    """A C string attribute (a round mode, a quant mode) by its text: the content, not the pointer, is the key."""
+    return ffi.string(value).decode("utf-8", "replace")
 
 
 def _tensor_part(ffi, lib, summary, name, value):
@@ -130,7 +138,7 @@ _KIND_NAMES = {"SCALAR": "aclScalar", "INT_ARRAY": "aclIntArray", "FLOAT_ARRAY":
 _PART_OF = {"aclScalar": _scalar_part, "aclIntArray": _array_part("aclIntArray *", "INT_ARRAY"),
             "aclFloatArray": _array_part("aclFloatArray *", "FLOAT_ARRAY"),
             "aclBoolArray": _array_part("aclBoolArray *", "BOOL_ARRAY"),
-            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part}
+            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part, "string": _string_part}
 
 
 def _same(part):

@@ -34,6 +34,7 @@ OPERATORS = {
     "aclnnQuantMatmulV4": "quant_matmul",
     "aclnnQuantMatmulV5": "quant_matmul",
     "aclnnQuantMatmulWeightNz": "quant_matmul",
+    "aclnnRotateQuant": "rotate_quant",
     "aclnnTransposeBatchMatMul": "transpose_batch_matmul",
     "aclnnTransposeBatchMatMulWeightNz": "transpose_batch_matmul",
     "aclnnTransposeQuantBatchMatMul": "transpose_batch_matmul",

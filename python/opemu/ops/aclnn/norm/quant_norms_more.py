@@ -214,3 +214,77 @@ class RmsNormGradQuant(RmsNormGrad):
         _store_quantized(v, "dxOut", a.dxOut, q)
 
 
+
+
+class RmsNormDynamicMxQuant(AclnnOp):
+    """y = rms(x)·γ (+ β), MX-quantised along the last axis in blocks of 32 (mxscaleOut); rstd when asked (950)."""
+    name = "aclnnRmsNormDynamicMxQuant"
+    inputs = ("x", "gamma", "beta")
+    outputs = ("yOut", "mxscaleOut", "rstdOut")
+    x_names = ("x",)
+
+    def dtype_table(self):
+        from opemu.ops.aclnn.quant.mx_quant import MX_OUT
+        table = {"x": P.codes("FLOAT16 BF16"), "gamma": P.codes("FLOAT16 BF16 FLOAT"),
+                 "beta": P.codes("FLOAT16 BF16 FLOAT"), "yOut": MX_OUT, "mxscaleOut": [Q.FLOAT8_E8M0],
+                "rstdOut": [P.FLOAT], "x1": P.codes("FLOAT16 BF16"), "x2": P.codes("FLOAT16 BF16"),
+                "xOut": P.codes("FLOAT16 BF16")}
+        return {n: t for n, t in table.items() if n in self.inputs + self.outputs}
+
+    def check(self, a):
+        from opemu.ops.aclnn.common import mx
+        from opemu.ops.aclnn.common import products as _products
+        from opemu.ops.aclnn.quant.mx_quant import MX_OUT, check_round_mode
+        first = self.x_names[0]
+        checks.not_null(a, *self.x_names, "gamma", "yOut", "mxscaleOut", *(("xOut",) if first == "x1" else ()))
+        x = getattr(a, first)
+        checks.dtype_in(first, x, P.codes("FLOAT16 BF16"))
+        for name in self.x_names[1:] + (("xOut",) if first == "x1" else ()):
+            checks.dtype_match(name, getattr(a, name), x.dtype)
+            checks.same_shape(first, x, name, getattr(a, name))
+        checks.dtype_in("yOut", a.yOut, MX_OUT)
+        if a.yOut.dtype != a.dstType:
+            raise status.param_invalid("dstType %d must be the dtype of yOut." % a.dstType)
+        checks.dtype_match("mxscaleOut", a.mxscaleOut, Q.FLOAT8_E8M0)
+        a.mode = a.roundMode or "rint"
+        check_round_mode(a.mode, a.dstType)
+        R.check_gamma_tail(a, first)
+        checks.same_shape(first, x, "yOut", a.yOut)
+        expected = mx.scale_shape(x.shape, -1, 32)
+        checks.shape_is("mxscaleOut", a.mxscaleOut, expected, checks.shape_text(expected))
+        if a.outputRstd:
+            checks.not_null(a, "rstdOut")
+            R.check_rstd(a, "rstdOut", first)
+        _products.check_supported(self.name, ("950",))
+
+    def compute(self, a, v, workspace):
+        from opemu.ops.aclnn.common import mx
+        first = self.x_names[0]
+        x_desc = getattr(a, first)
+        if x_desc.is_empty():
+            return
+        n = R.gamma_cols(a, first)
+        if first == "x1":
+            from opemu.ops.aclnn.norm.add_rms_norm import _sum
+            total, stored = _sum(R.flat_rows(v["x1"], n), R.flat_rows(v["x2"], n), x_desc.dtype)
+            R.store_rows(v["xOut"], stored)
+        else:
+            total = R.flat_rows(v["x"], n)
+        rstd = R.rstd_of(total, a.epsilon)
+        y = R.scaled(total, rstd, R.flat_rows(v["gamma"], n), x_desc.dtype)
+        if "beta" in v:
+            y = y + R.flat_rows(v["beta"], n)
+        y = R.round_to(y, x_desc.dtype).reshape(x_desc.shape)
+        elements, codes = mx.quantize(y, -1, 32, a.yOut.dtype, a.mode, a.scaleAlg)
+        mx.store_elements(v["yOut"], a.yOut, elements)
+        v["mxscaleOut"][...] = codes.view(v["mxscaleOut"].dtype).reshape(v["mxscaleOut"].shape)
+        if a.outputRstd and "rstdOut" in v:
+            R.store_rows(v["rstdOut"], rstd)
+
+
+class AddRmsNormDynamicMxQuant(RmsNormDynamicMxQuant):
+    """x = x1 + x2 (xOut), then RmsNormDynamicMxQuant's arithmetic."""
+    name = "aclnnAddRmsNormDynamicMxQuant"
+    inputs = ("x1", "x2", "gamma", "beta")
+    outputs = ("yOut", "xOut", "mxscaleOut", "rstdOut")
+    x_names = ("x1", "x2")

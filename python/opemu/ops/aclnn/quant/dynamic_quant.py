@@ -155,7 +155,13 @@ class DynamicQuantV3(AclnnOp):
 class DynamicQuant(DynamicQuantV3):
     """Symmetric per-token INT8 (the first form)."""
     name = "aclnnDynamicQuant"
+    inputs = ("x", "smoothScalesOptional")
+    outputs = ("yOut", "scaleOut")
     only_950 = False
+
+    def dtype_table(self):
+        table = super().dtype_table()
+        return {n: table[n] for n in self.inputs + self.outputs}
 
     def params(self, a):
         a.offsetOut, a.groupIndexOptional = None, None

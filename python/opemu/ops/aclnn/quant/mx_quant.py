@@ -115,3 +115,60 @@ class AntiMxQuant(AclnnOp):
         values = Q.decode(v["x"], a.x)
         codes = v["mxscale"].view(np.uint8)
         P.store(v["y"], mx.dequantize(values, codes, a.axis, self.BLOCK))
+
+
+class DynamicMxQuantWithDualAxis(AclnnOp):
+    """Two MX quantisations of x: along the last axis (y1Out, mxscale1Out) and along the second-last (y2Out,
+    mxscale2Out, pairs of scale rows interleaved), blocks of 32; the axes before -2 merge into one."""
+    name = "aclnnDynamicMxQuantWithDualAxis"
+    inputs = ("x",)
+    outputs = ("y1Out", "mxscale1Out", "y2Out", "mxscale2Out")
+    products = _products.describe(("950",))
+    BLOCK = 32
+
+    def dtype_table(self):
+        return {"x": P.codes("FLOAT16 BF16"), "y1Out": MX_OUT, "y2Out": MX_OUT, "mxscale1Out": [Q.FLOAT8_E8M0],
+                "mxscale2Out": [Q.FLOAT8_E8M0]}
+
+    def dst_max(self, a):
+        return 0.0
+
+    def check(self, a):
+        checks.not_null(a, *(("x",) + self.outputs))
+        checks.dtype_in("x", a.x, P.codes("FLOAT16 BF16"))
+        for name in ("y1Out", "y2Out"):
+            checks.dtype_in(name, getattr(a, name), MX_OUT)
+            if getattr(a, name).dtype != a.dstType:
+                raise status.param_invalid("dstType %d must be the dtype of %s." % (a.dstType, name))
+            checks.same_shape("x", a.x, name, getattr(a, name))
+        for name in ("mxscale1Out", "mxscale2Out"):
+            checks.dtype_match(name, getattr(a, name), Q.FLOAT8_E8M0)
+        a.mode = a.roundModeOptional or "rint"
+        check_round_mode(a.mode, a.dstType)
+        if a.x.ndim < 2:
+            raise status.param_invalid("x should be at least 2-D, but got %s." % checks.shape_text(a.x.shape))
+        merged = (int(np.prod(a.x.shape[:-2])),) + tuple(a.x.shape[-2:])
+        for name, axis in (("mxscale1Out", -1), ("mxscale2Out", -2)):
+            expected = mx.scale_shape(merged, axis, self.BLOCK)
+            if int(np.prod(getattr(a, name).shape)) != int(np.prod(expected)):
+                raise status.param_invalid("The shape of %s should hold %s, but got %s."
+                                           % (name, checks.shape_text(expected),
+                                              checks.shape_text(getattr(a, name).shape)))
+        _products.check_supported(self.name, ("950",))
+
+    def compute(self, a, v, workspace):
+        if a.x.is_empty():
+            return
+        x = Q.widen(v["x"])
+        x = x.reshape((-1,) + x.shape[-2:])
+        for y, scale, axis in (("y1Out", "mxscale1Out", -1), ("y2Out", "mxscale2Out", -2)):
+            elements, codes = mx.quantize(x, axis, self.BLOCK, a.dstType, a.mode, a.scaleAlg, self.dst_max(a))
+            mx.store_elements(v[y], getattr(a, y), elements.reshape(a.x.shape))
+            v[scale][...] = codes.view(v[scale].dtype).reshape(v[scale].shape)
+
+
+class DynamicMxQuantWithDualAxisV2(DynamicMxQuantWithDualAxis):
+    name = "aclnnDynamicMxQuantWithDualAxisV2"
+
+    def dst_max(self, a):
+        return float(a.dstTypeMax)

@@ -164,7 +164,7 @@ class DequantSwigluQuant(AclnnOp):
             x = x * v["activationScaleOptional"].astype(np.float32).reshape(-1, 1)
         if "biasOptional" in v and a.biasOptional.dtype != Q.INT32:
             x = x + Q.widen(v["biasOptional"]).reshape(-1)
-        act = swiglu(x, a.activateLeft)
+        act = self.activation(a, x)
         rows, h = act.shape
         y_rows = v["yOut"].reshape(rows, -1)
         if a.mode == "dynamic":
@@ -177,6 +177,40 @@ class DequantSwigluQuant(AclnnOp):
             offset = Q.widen(v["quantOffsetOptional"]).reshape(-1) if "quantOffsetOptional" in v else None
             q = Q.static_quantize(act, scale, offset, a.yOut.dtype, divide=True)
         Q.store(y_rows, _rows_desc(a.yOut, rows, h), q)
+
+
+    def activation(self, a, x):
+        return swiglu(x, a.activateLeft)
+
+
+class DequantSwigluQuantV2(DequantSwigluQuant):
+    """DequantSwigluQuant with dstType, the round mode and the SwiGLU variants of swigluMode: 0 swish(A) · B;
+    1 x_glu / x_linear the even / odd elements, x_glu clamped above and x_linear to ±clampLimit, x_glu ·
+    sigmoid(gluAlpha · x_glu) · (x_linear + gluBias); 2 the same on the halves; 3 silu(gate) clamped above, up to
+    ±clampLimit, their product."""
+    name = "aclnnDequantSwigluQuantV2"
+
+    def check(self, a):
+        super().check(a)
+        if a.swigluMode not in (0, 1, 2, 3):
+            raise status.param_invalid("swigluMode only supports 0, 1, 2 and 3, but got %d." % a.swigluMode)
+        if a.dstType != a.yOut.dtype:
+            raise status.param_invalid("dstType %d must be the dtype of yOut %s." % (a.dstType,
+                                                                                     dtypes.serial_name(a.yOut.dtype)))
+
+    def activation(self, a, x):
+        mode, limit = a.swigluMode, np.float32(a.clampLimit)
+        if mode == 0:
+            return swiglu(x, a.activateLeft)
+        h = x.shape[-1] // 2
+        first, second = (x[..., 0::2], x[..., 1::2]) if mode == 1 else (x[..., :h], x[..., h:])
+        with np.errstate(over="ignore"):
+            if mode == 3:
+                gate = np.minimum(first / (np.float32(1) + np.exp(-first)), limit)
+                return gate * np.clip(second, -limit, limit)
+            glu, linear = np.minimum(first, limit), np.clip(second, -limit, limit)
+            out_glu = glu / (np.float32(1) + np.exp(-np.float32(a.gluAlpha) * glu))
+            return out_glu * (linear + np.float32(a.gluBias))
 
 
 class SwigluGroupGrad(AclnnOp):
