@@ -25,6 +25,18 @@ def _sum(x1, x2, code):
     return total, R.round_to(total, code)
 
 
+def fp32_sum(x1, x2, x_out, n):
+    """x1 + x2 of fp32 views as (rows, n), added straight into x_out when it is a contiguous fp32 view (else
+    stored there after)."""
+    if x_out is not None and x_out.dtype == np.float32 and x_out.flags.c_contiguous:
+        np.add(x1, x2, out=x_out)
+        return x_out.reshape(-1, n)
+    total = np.add(x1, x2, dtype=np.float32).reshape(-1, n)
+    if x_out is not None:
+        R.store_rows(x_out, total)
+    return total
+
+
 class AddRmsNorm(AclnnOp):
     name = "aclnnAddRmsNorm"
     inputs = ("x1", "x2", "gamma")
@@ -73,6 +85,11 @@ class AddRmsNorm(AclnnOp):
         if a.x1.is_empty():
             return
         n = R.gamma_cols(a, "x1")
+        if a.x1.dtype == R.FLOAT:
+            total = fp32_sum(v["x1"], v["x2"], v.get("xOut"), n)
+            R.normalize_fp32(total, a.gamma.ndim, False, a.epsilon, v["gamma"], None, v["yOut"], None,
+                             v.get("rstdOut"))
+            return
         total, stored = _sum(R.flat_rows(v["x1"], n), R.flat_rows(v["x2"], n), a.x1.dtype)
         rstd = R.rstd_of(total, a.epsilon)
         y = R.scaled(total, rstd, R.flat_rows(v["gamma"], n), a.x1.dtype)

@@ -94,6 +94,8 @@ class BatchNorm(AclnnOp):
         if x.size == 0:
             return
         c = x.shape[a.axis]
+        if a.training and a.axis == 1 and self.kernel_path(a, v, x, c):
+            return
         rows = channels_first(x, a.axis)
         if a.training:
             count = rows.shape[1]
@@ -114,6 +116,24 @@ class BatchNorm(AclnnOp):
         with np.errstate(over="ignore", invalid="ignore"):
             P.store(v["output"], x.astype(np.float32) * per_channel(scale, x.shape, a.axis)
                     + per_channel(shift, x.shape, a.axis))
+
+
+    def kernel_path(self, a, v, x, c):
+        """Training on fp32 channel-major data: mcDNN's batch-norm kernels (norm/channel_kernels)."""
+        from opemu.ops.aclnn.norm import channel_kernels
+        spatial = x.size // (x.shape[0] * c) if x.shape[0] * c else 0
+        stats = channel_kernels.batch_forward(x, v["output"], x.shape[0], c, spatial, _vector(v, "weight", c, 1),
+                                              _vector(v, "bias", c, 0), a.eps)
+        if stats is None:
+            return False
+        mean, variance, invstd = stats
+        count = x.size // c
+        update_running(v, "runningMean", mean.astype(np.float32), a.momentum)
+        unbiased = variance * (count / (count - 1)) if count > 1 else variance
+        update_running(v, "runningVar", unbiased.astype(np.float32), a.momentum)
+        P.store(v["saveMean"], mean.reshape(v["saveMean"].shape))
+        P.store(v["saveInvstd"], invstd.reshape(v["saveInvstd"].shape))
+        return True
 
 
 class BatchNormElemt(AclnnOp):

@@ -113,6 +113,8 @@ class GroupNorm(AclnnOp):
             fill_empty_statistics(v, "meanOut", "rstdOut")
             return
         n, c = a.self.shape[0], a.self.shape[1]
+        if self.swish(a) is None and self.kernel_path(a, v, n, c):
+            return
         x = v["self"].astype(np.float32).reshape(n, c, -1)
         y, mean, rstd = group_forward(x, n, c, a.groups, a.eps, _optional_fp32(v, "gamma"), _optional_fp32(v, "beta"),
                                       self.swish(a))
@@ -122,6 +124,28 @@ class GroupNorm(AclnnOp):
 
     def swish(self, a):
         return None
+
+    def kernel_path(self, a, v, n, c):
+        """fp32 channel-major data: a batch norm of the (1, N·G, ·) view, then the per-channel affine, on
+        mcDNN's kernels (norm/channel_kernels)."""
+        from opemu.ops.aclnn.norm import channel_kernels
+        x, out = v["self"], v["out"]
+        groups, elements = a.groups, x.size // (n * a.groups)
+        ones = np.ones(n * groups)
+        stats = channel_kernels.batch_forward(x, out, 1, n * groups, elements, ones, ones * 0, a.eps)
+        if stats is None:
+            return False
+        gamma, beta = _optional_fp32(v, "gamma"), _optional_fp32(v, "beta")
+        if gamma is not None or beta is not None:
+            a_coef = gamma if gamma is not None else np.ones(c, np.float32)
+            b_coef = beta if beta is not None else np.zeros(c, np.float32)
+            if not channel_kernels.affine(out, out, n, c, x.size // (n * c), a_coef, b_coef):
+                y = out.reshape(n, c, -1) * a_coef.reshape(1, c, 1) + b_coef.reshape(1, c, 1)
+                P.store(out, y.reshape(out.shape))
+        mean, _, invstd = stats
+        P.store(v["meanOut"], mean.reshape(v["meanOut"].shape))
+        P.store(v["rstdOut"], invstd.reshape(v["rstdOut"].shape))
+        return True
 
 
 _CHANNEL_LAST = tuple(dtypes.ACL_FORMAT[n] for n in ("ACL_FORMAT_NHWC", "ACL_FORMAT_NDHWC")

@@ -112,6 +112,12 @@ class AddLayerNorm(AclnnOp):
         if a.x1.is_empty():
             return
         n = R.gamma_cols(a, "x1")
+        if a.x1.dtype == P.FLOAT and "biasOptional" not in v:
+            from opemu.ops.aclnn.norm.add_rms_norm import fp32_sum
+            x = fp32_sum(v["x1"], v["x2"], v["xOut"] if a.additionalOutput and "xOut" in v else None, n)
+            R.normalize_fp32(x, a.gamma.ndim, True, a.epsilon, v["gamma"].astype(np.float32),
+                             v["beta"].astype(np.float32), v["yOut"], v["meanOut"], v["rstdOut"])
+            return
         x = R.flat_rows(v["x1"], n) + R.flat_rows(v["x2"], n)
         if "biasOptional" in v:
             x = x + R.flat_rows(v["biasOptional"], n)

@@ -72,3 +72,27 @@ def check_rstd(a, name, x_name="x", gamma_name="gamma"):
     if tuple(rstd.shape) != expected and math.prod(rstd.shape) != math.prod(x.shape[:lead]):
         raise status.param_invalid("Expected tensor for %s to have same size as %s, but got %s."
                                    % (name, checks.shape_text(expected), checks.shape_text(rstd.shape)))
+
+
+def normalize_fp32(x, n_axes, centre, eps, weight, bias, out_view, mean_view=None, rstd_view=None):
+    """LayerNorm's / RmsNorm's row walk (norms.normalize_block: the C kernel for dense fp32 rows, the NumPy
+    reference otherwise) over fp32 rows `x` (rows, cols), writing y through `out_view` (n_axes trailing axes
+    normalised) and one mean / rstd per row through their views (any shape of `rows` elements)."""
+    from opemu.ops.aclnn.common import rowwise
+    from opemu.ops.aclnn.norm import norms
+    out = rowwise.RowsOut(out_view, n_axes)
+    stats = [None if s is None else rowwise.RowsOut(s, s.ndim) for s in (mean_view, rstd_view)]
+    weight = None if weight is None else np.ascontiguousarray(weight, np.float32).reshape(-1)
+    bias = None if bias is None else np.ascontiguousarray(bias, np.float32).reshape(-1)
+    epsilon = np.float32(eps)
+
+    def block(lo, hi):
+        mean, rstd = norms.normalize_block(rowwise.in_fp32(x[lo:hi], 1), centre, epsilon, weight, bias,
+                                           out.rows[lo:hi])
+        for target, value in zip(stats, (mean, rstd)):
+            if target is not None:
+                P.store(target.rows[0, lo:hi], value)
+
+    rowwise.each_block(x.shape[0], x.shape[1], block)
+    for rows in [out] + [s for s in stats if s is not None]:
+        rows.finish()
