@@ -4,7 +4,6 @@ aclnnQuantMatmulReduceSumWeightNz (the batch's products summed), aclnnQuantBatch
 (y += the product), aclnnMatmulEmuSplitWeight (fp32 weights as two bf16 halves) and aclnnConvertWeightToINT4Pack
 (the INT4 packing of an INT32 weight). Their docs' formulas; the arithmetic is quant_matmul's."""
 import numpy as np
-from scipy.special import erf
 
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
@@ -20,6 +19,7 @@ UINT64, INT64 = dtypes.acl("UINT64"), dtypes.acl("INT64")
 
 def gelu(values, kind):
     if kind == "gelu_erf":
+        from scipy.special import erf   # imported at first use: scipy.special costs ~0.5 s to import
         return (values * np.float32(0.5) * (1 + erf(values / np.float32(np.sqrt(2))))).astype(np.float32)
     inner = np.float32(np.sqrt(2 / np.pi)) * (values + np.float32(0.044715) * values ** 3)
     return (np.float32(0.5) * values * (1 + np.tanh(inner))).astype(np.float32)
