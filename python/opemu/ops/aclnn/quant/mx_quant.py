@@ -172,3 +172,54 @@ class DynamicMxQuantWithDualAxisV2(DynamicMxQuantWithDualAxis):
 
     def dst_max(self, a):
         return float(a.dstTypeMax)
+
+
+class SwigluMxQuant(AclnnOp):
+    """MX quantisation of a SwiGLU (quant/swiglu_quant's swiglu_variant on the halves of activateDim, the last
+    axis) along `axis`, blocks of 32 (950); rows past Σ groupIndex (groupMode 0: cumulative, 1: counts) are left
+    unwritten."""
+    name = "aclnnSwigluMxQuant"
+    inputs = ("x", "groupIndexOptional")
+    outputs = ("yOut", "mxscaleOut")
+    products = _products.describe(("950",))
+
+    def dtype_table(self):
+        return {"x": P.codes("FLOAT16 BF16"), "groupIndexOptional": P.codes("INT32 INT64"), "yOut": MX_OUT,
+                "mxscaleOut": [Q.FLOAT8_E8M0]}
+
+    def check(self, a):
+        checks.not_null(a, "x", "yOut", "mxscaleOut")
+        checks.dtype_in("x", a.x, P.codes("FLOAT16 BF16"))
+        checks.dtype_in("yOut", a.yOut, MX_OUT)
+        checks.dtype_match("mxscaleOut", a.mxscaleOut, Q.FLOAT8_E8M0)
+        if a.yOut.dtype != a.dstType:
+            raise status.param_invalid("dstType %d must be the dtype of yOut %s."
+                                       % (a.dstType, dtypes.serial_name(a.yOut.dtype)))
+        a.mode = a.roundModeOptional or "rint"
+        check_round_mode(a.mode, a.dstType)
+        if a.x.ndim < 2 or a.activateDim not in (-1, a.x.ndim - 1) or a.x.shape[-1] % 2:
+            raise status.param_invalid("activateDim must be the last axis of even length, x is %s."
+                                       % checks.shape_text(a.x.shape))
+        if a.swigluMode not in (0, 1):
+            raise status.param_invalid("swigluMode only supports 0 and 1, but got %d." % a.swigluMode)
+        expected = tuple(a.x.shape[:-1]) + (a.x.shape[-1] // 2,)
+        checks.shape_is("yOut", a.yOut, expected, checks.shape_text(expected))
+        if not -len(expected) <= a.axis < len(expected):
+            raise status.param_invalid("axis %d is out of the range of yOut's dims." % a.axis)
+        scale = mx.scale_shape(expected, a.axis, 32)
+        checks.shape_is("mxscaleOut", a.mxscaleOut, scale, checks.shape_text(scale))
+        _products.check_supported(self.name, ("950",))
+
+    def compute(self, a, v, workspace):
+        from opemu.ops.aclnn.quant.swiglu_quant import row_groups, swiglu_variant
+        if a.x.is_empty():
+            return
+        x = Q.widen(v["x"])
+        act = swiglu_variant(x, a.swigluMode, a.activateLeft, a.clampLimit, a.gluAlpha, a.gluBias)
+        if "groupIndexOptional" in v:
+            rows = act.reshape(-1, act.shape[-1])
+            _, covered = row_groups(v["groupIndexOptional"], rows.shape[0], a.groupMode == 1)
+            rows[covered:] = 0
+        elements, codes = mx.quantize(act, a.axis, 32, a.yOut.dtype, a.mode, a.scaleAlg, float(a.maxDtypeValue))
+        mx.store_elements(v["yOut"], a.yOut, elements)
+        v["mxscaleOut"][...] = codes.view(v["mxscaleOut"].dtype).reshape(v["mxscaleOut"].shape)

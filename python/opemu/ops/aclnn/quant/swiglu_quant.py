@@ -25,6 +25,23 @@ def swiglu(x, activate_left=True):
         return first * (second / (np.float32(1) + np.exp(-second)))
 
 
+def swiglu_variant(x, mode, activate_left, clamp_limit, glu_alpha, glu_bias):
+    """The SwiGLU variants of swigluMode: 0 swish(A) · B; 1 x_glu / x_linear the even / odd elements, x_glu
+    clamped above and x_linear to ±clampLimit, x_glu · sigmoid(gluAlpha · x_glu) · (x_linear + gluBias); 2 the
+    same on the halves; 3 silu(gate) clamped above, up clamped to ±clampLimit, their product."""
+    if mode == 0:
+        return swiglu(x, activate_left)
+    limit, h = np.float32(clamp_limit), x.shape[-1] // 2
+    first, second = (x[..., 0::2], x[..., 1::2]) if mode == 1 else (x[..., :h], x[..., h:])
+    with np.errstate(over="ignore"):
+        if mode == 3:
+            gate = np.minimum(first / (np.float32(1) + np.exp(-first)), limit)
+            return gate * np.clip(second, -limit, limit)
+        glu, linear = np.minimum(first, limit), np.clip(second, -limit, limit)
+        out_glu = glu / (np.float32(1) + np.exp(-np.float32(glu_alpha) * glu))
+        return out_glu * (linear + np.float32(glu_bias))
+
+
 def row_groups(group_index, rows, counts):
     """Each row's group and the number of rows the groups cover."""
     values = np.asarray(group_index, np.int64).reshape(-1)
@@ -184,10 +201,7 @@ class DequantSwigluQuant(AclnnOp):
 
 
 class DequantSwigluQuantV2(DequantSwigluQuant):
-    """DequantSwigluQuant with dstType, the round mode and the SwiGLU variants of swigluMode: 0 swish(A) · B;
-    1 x_glu / x_linear the even / odd elements, x_glu clamped above and x_linear to ±clampLimit, x_glu ·
-    sigmoid(gluAlpha · x_glu) · (x_linear + gluBias); 2 the same on the halves; 3 silu(gate) clamped above, up to
-    ±clampLimit, their product."""
+    """DequantSwigluQuant with dstType, the round mode and the SwiGLU variants of swigluMode (swiglu_variant)."""
     name = "aclnnDequantSwigluQuantV2"
 
     def check(self, a):
@@ -199,18 +213,7 @@ class DequantSwigluQuantV2(DequantSwigluQuant):
                                                                                      dtypes.serial_name(a.yOut.dtype)))
 
     def activation(self, a, x):
-        mode, limit = a.swigluMode, np.float32(a.clampLimit)
-        if mode == 0:
-            return swiglu(x, a.activateLeft)
-        h = x.shape[-1] // 2
-        first, second = (x[..., 0::2], x[..., 1::2]) if mode == 1 else (x[..., :h], x[..., h:])
-        with np.errstate(over="ignore"):
-            if mode == 3:
-                gate = np.minimum(first / (np.float32(1) + np.exp(-first)), limit)
-                return gate * np.clip(second, -limit, limit)
-            glu, linear = np.minimum(first, limit), np.clip(second, -limit, limit)
-            out_glu = glu / (np.float32(1) + np.exp(-np.float32(a.gluAlpha) * glu))
-            return out_glu * (linear + np.float32(a.gluBias))
+        return swiglu_variant(x, a.swigluMode, a.activateLeft, a.clampLimit, a.gluAlpha, a.gluBias)
 
 
 class SwigluGroupGrad(AclnnOp):
