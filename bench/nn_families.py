@@ -3,15 +3,12 @@ through the C ABI in this process against PyTorch CPU (norms), the GEMM floor (t
 of the same operands) or dequantise+GEMM (the quantised forms: NumPy widening the weight and multiplying), and
 the host cost of tiny two-phase calls (from ctypes, phase 1 + phase 2 + sync)."""
 import ctypes
-import statistics
-import time
-
 import ml_dtypes
 import numpy as np
 import torch
 
 from aclnn_ops import Acl
-from common import best_of, row
+from common import best_of, median_seconds, row
 from opemu.core import dtypes
 
 TINY_US = 20
@@ -38,16 +35,6 @@ class Tensors(Acl):
         self.lib.aclCreateBoolArray.restype = ctypes.c_void_p
         raw = (ctypes.c_bool * len(values))(*values)
         return ctypes.c_void_p(self.lib.aclCreateBoolArray(raw, ctypes.c_uint64(len(values))))
-
-
-def tiny_us(call, n=400):
-    call()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
 
 
 def norm_pairs(acl, rng):
@@ -140,7 +127,8 @@ def tiny_calls(acl, rng):
 def main():
     acl, rng = Tensors(), np.random.default_rng(0)
     for name, call in tiny_calls(acl, rng):
-        row("tiny aclnn%s from ctypes, phase 1+2+sync (median)" % name, tiny_us(call), "us", target=TINY_US)
+        row("tiny aclnn%s from ctypes, phase 1+2+sync (median)" % name, median_seconds(call, 400, 20) * 1e6, "us",
+            target=TINY_US)
     for name, size, ours, theirs in norm_pairs(acl, rng):
         ours_ms, theirs_ms = best_of(ours, theirs, rounds=3, calls=2)
         row("aclnn%s %s (best of 6)" % (name, size), ours_ms, "ms", reference=theirs_ms,
