@@ -39,6 +39,7 @@ OPERATORS = {
     "aclnnTransposeBatchMatMulWeightNz": "transpose_batch_matmul",
     "aclnnTransposeQuantBatchMatMul": "transpose_batch_matmul",
     "aclnnTransposeQuantBatchMatMulWeightNz": "transpose_batch_matmul",
+    "aclnnWeightQuantBatchMatmul": "weight_quant_batch_matmul",
     "aclnnWeightQuantBatchMatmulNz": "weight_quant_batch_matmul",
     "aclnnWeightQuantBatchMatmulV2": "weight_quant_batch_matmul",
     "aclnnWeightQuantBatchMatmulV3": "weight_quant_batch_matmul",

@@ -219,3 +219,72 @@ class WeightQuantBatchMatmulNz(WeightQuantBatchMatmulV2):
     """V2 with the weight in FRACTAL_NZ."""
     name = "aclnnWeightQuantBatchMatmulNz"
     nz = True
+
+
+class WeightQuantBatchMatmul(AclnnOp):
+    """The first form (matmul/weight_quant_batch_matmul op_api): out = x1 @ ((x2 + addOffset) · mulScale) + bias,
+    x1 and out fp16, x2 INT8, transposeX1/X2 naming (k, m) / (n, k) operands. The vendor computes m ≤ 64 on its
+    fixpipe instead (x1 quantised by antiquantScale/antiquantOffset, dequantised by deqScale/deqOffset), a path
+    its docs give no formula for: opemu computes the documented result for every m, and checks the fixpipe
+    parameters' shapes as the op_api does."""
+    name = "aclnnWeightQuantBatchMatmul"
+    inputs = ("x1", "x2", "diagonalMatrix", "deqOffset", "deqScale", "addOffset", "mulScale", "bias")
+    outputs = ("out",)
+    products = _products.describe(("310P", "A2", "A3"))
+    FIXPIPE_M = 64
+
+    def dtype_table(self):
+        return {"x1": P.codes("FLOAT16"), "x2": (Q.INT8,), "diagonalMatrix": (Q.INT8,), "deqOffset": P.codes("INT32"),
+                "deqScale": (UINT64,), "addOffset": P.codes("FLOAT16"), "mulScale": P.codes("FLOAT16"),
+                "bias": [P.FLOAT], "out": P.codes("FLOAT16")}
+
+    def check(self, a):
+        checks.not_null(a, "x1", "x2", "out")
+        table = self.dtype_table()
+        for name in self.inputs + self.outputs:
+            if getattr(a, name) is not None:
+                checks.dtype_in(name, getattr(a, name), table[name])
+        if a.x1.ndim < 2 or a.x2.ndim < 2:
+            raise status.param_invalid("The dims of the two inputs should be same or larger than 2,now the shapes are  "
+                                       "%s, %s" % (checks.shape_text(a.x1.shape), checks.shape_text(a.x2.shape)))
+        m, k = (a.x1.shape[-1], a.x1.shape[-2]) if a.transposeX1 else a.x1.shape[-2:]
+        k2, n = (a.x2.shape[-1], a.x2.shape[-2]) if a.transposeX2 else a.x2.shape[-2:]
+        if m <= self.FIXPIPE_M:
+            checks.not_null(a, "diagonalMatrix", "deqOffset", "deqScale")
+            for name in ("deqOffset", "deqScale"):
+                t = getattr(a, name)
+                if t.shape and t.shape[-1] not in (1, n):
+                    raise status.param_invalid("fixpipe %s's broad cast dim is not equal to one or N, can't "
+                                               "broadcast" % ("Offset" if name == "deqOffset" else "Scale"))
+            if tuple(a.diagonalMatrix.shape) != (32, 32):
+                raise status.param_invalid("diagonalMatrix shape is not equal to [32, 32]")
+        else:
+            for name, word in (("addOffset", "Offset"), ("mulScale", "Scale")):
+                t = getattr(a, name)
+                if t is not None and t.numel() not in (1, n):
+                    raise status.param_invalid("single op %s's broad cast dim is not equal to one or N, can't "
+                                               "broadcast" % word)
+        if a.bias is not None and a.bias.shape[-1] not in (1, n):
+            raise status.param_invalid("Bias shape last dim need equal to 1 or N")
+        checks.max_dim("x1", a.x1)
+        checks.max_dim("x2", a.x2)
+        if k != k2:
+            raise status.param_invalid("The k-axis of the two inputs are different %s, %s"
+                                       % (checks.shape_text(a.x1.shape), checks.shape_text(a.x2.shape)))
+        if tuple(a.out.shape[-2:]) != (m, n) or tuple(a.out.shape[:-2]) != tuple(a.x1.shape[:-2]):
+            raise status.param_invalid("The m-axis or n-axis of inputs %s, %s are not match output %s"
+                                       % tuple(checks.shape_text(t.shape) for t in (a.x1, a.x2, a.out)))
+        _products.check_supported(self.name, ("310P", "A2", "A3"))
+
+    def compute(self, a, v, workspace):
+        if not v["out"].size:
+            return
+        x1 = np.swapaxes(v["x1"], -1, -2) if a.transposeX1 else v["x1"]
+        x2 = np.swapaxes(v["x2"], -1, -2) if a.transposeX2 else v["x2"]
+        scale = v["mulScale"].reshape(1, -1) if "mulScale" in v else np.ones((1, 1), np.float16)
+        offset = v["addOffset"].reshape(1, -1) if "addOffset" in v else None
+        w = W.dequantize(x2, scale, offset, 0, np.float16)
+        product = np.matmul(Q.widen(x1), w)
+        if "bias" in v:
+            product = product + Q.widen(v["bias"]).reshape(-1)
+        P.store(v["out"], product.reshape(v["out"].shape))
