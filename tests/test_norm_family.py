@@ -282,3 +282,34 @@ def test_add_rms_norm_dynamic_quant_scales_each_row_by_its_max():
     expected_scale = np.abs(norm).max(-1) / 127
     np.testing.assert_allclose(result(s1), expected_scale, rtol=4e-3)
     assert np.abs(result(y1) - np.rint(norm / expected_scale[:, None])).max() <= 1
+
+
+def test_rms_norm_quant_takes_a_2d_gamma_as_its_row():
+    rng = np.random.default_rng(17)
+    x, g, b = random((3, 5), np.float16, rng), random((1, 5), np.float16, rng), random((1, 5), np.float16, rng)
+    y = DeviceTensor(np.zeros((3, 5), np.int8))
+    assert call("aclnnRmsNormQuant", DeviceTensor(x), DeviceTensor(g), DeviceTensor(b),
+                DeviceTensor(np.array([0.1], np.float16)), DeviceTensor(np.array([0], np.int8)), ctypes.c_double(1e-6),
+                y) == (0, 0, 0), recent_error()
+    xf = x.astype(np.float64)
+    norm = xf / np.sqrt((xf ** 2).mean(-1, keepdims=True) + 1e-6) * g[0] + b[0]
+    assert np.abs(result(y) - np.clip(np.rint(norm / np.float16(0.1).astype(np.float64)), -128, 127)).max() <= 1
+
+
+def test_batch_norm_elemt_backward_like_torch():
+    rng = np.random.default_rng(18)
+    dy, x, w = random((3, 2, 4), F, rng), random((3, 2, 4), F, rng), random((2,), F, rng)
+    mean, invstd = x.mean((0, 2)), 1 / np.sqrt(x.var((0, 2)) + 1e-5)
+    sum_dy = dy.sum((0, 2))
+    sum_dy_xmu = (dy * (x - mean[None, :, None])).sum((0, 2))
+    counter = np.array([12.0], F)
+    dx = zeros(x.shape)
+    assert call("aclnnBatchNormElemtBackward", DeviceTensor(dy), DeviceTensor(x), DeviceTensor(mean.astype(F)),
+                DeviceTensor(invstd.astype(F)), DeviceTensor(w), DeviceTensor(sum_dy.astype(F)),
+                DeviceTensor(sum_dy_xmu.astype(F)), DeviceTensor(counter), dx) == (0, 0, 0), recent_error()
+    expected = torch.batch_norm_backward_elemt(to_torch(dy), to_torch(x), torch.from_numpy(mean.astype(F)),
+                                               torch.from_numpy(invstd.astype(F)), to_torch(w),
+                                               torch.from_numpy(sum_dy.astype(F)),
+                                               torch.from_numpy(sum_dy_xmu.astype(F)),
+                                               torch.tensor([12], dtype=torch.int32))
+    close(result(dx), expected, F)

@@ -133,6 +133,9 @@ class BatchNormReduceBackward(AclnnOp):
             P.store(v["gradBias"], sum_dy)
 
 
+COUNTER = P.codes("FLOAT FLOAT16 INT32")
+
+
 class BatchNormElemtBackward(AclnnOp):
     """gradInput = (dy - sumDy/n - (x - mean) · invstd² · sumDyXmu/n) · invstd · weight, n = Σ counter."""
     name = "aclnnBatchNormElemtBackward"
@@ -140,7 +143,7 @@ class BatchNormElemtBackward(AclnnOp):
     outputs = ("gradInput",)
 
     def dtype_table(self):
-        return {n: B.supported() for n in self.inputs + self.outputs if n != "counter"} | {"counter": P.codes("INT32")}
+        return {n: B.supported() for n in self.inputs + self.outputs if n != "counter"} | {"counter": COUNTER}
 
     def check(self, a):
         checks.not_null(a, "gradOut", "input", "mean", "invstd", "sumDy", "sumDyXmu", "counter", "gradInput")
@@ -149,7 +152,7 @@ class BatchNormElemtBackward(AclnnOp):
             t = getattr(a, name)
             if t is not None and name != "counter":
                 checks.dtype_in(name, t, allowed)
-        checks.dtype_in("counter", a.counter, P.codes("INT32"))
+        checks.dtype_in("counter", a.counter, COUNTER)
         checks.min_dim("input", a.input, 2)
         checks.same_shape("gradOut", a.gradOut, "input", a.input)
         checks.same_shape("gradInput", a.gradInput, "input", a.input)

@@ -10,6 +10,7 @@ import numpy as np
 
 from opemu.core import checks, status
 from opemu.core.op import AclnnOp
+from opemu.core.tensor import TensorDesc
 from opemu.ops.aclnn.common import promotion as P
 from opemu.ops.aclnn.common import quantize as Q
 from opemu.ops.aclnn.norm import group_norm as G
@@ -99,6 +100,10 @@ class RmsNormQuant(_RmsQuant):
 
     def check(self, a):
         checks.not_null(a, "x", "gamma", "beta", "scale", "offset", "y")
+        for name in ("gamma", "beta"):   # the op_api reshapes a 2-D gamma / beta to its second dim
+            t = getattr(a, name)
+            if t is not None and t.ndim == 2:
+                setattr(a, name, TensorDesc(t.dtype, (t.shape[1],), (t.strides[1],), t.offset, t.format))
         self.check_norm_inputs(a, "beta")
         checks.dtype_in("scale", a.scale, SCALE_TYPES)
         checks.dtype_in("offset", a.offset, OFFSET_TYPES)

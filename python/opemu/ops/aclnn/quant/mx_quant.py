@@ -223,3 +223,43 @@ class SwigluMxQuant(AclnnOp):
         elements, codes = mx.quantize(act, a.axis, 32, a.yOut.dtype, a.mode, a.scaleAlg, float(a.maxDtypeValue))
         mx.store_elements(v["yOut"], a.yOut, elements)
         v["mxscaleOut"][...] = codes.view(v["mxscaleOut"].dtype).reshape(v["mxscaleOut"].shape)
+
+
+class SituMxQuant(AclnnOp):
+    """Situ (quant/swiglu_quant.situ) of x, MX-quantised along `axis` in blocks of 32 (the OCP scale)."""
+    name = "aclnnSituMxQuant"
+    inputs = ("x",)
+    outputs = ("yOut", "yScaleOut")
+    products = _products.describe(("950",))
+
+    def dtype_table(self):
+        return {"x": P.codes("FLOAT16 BF16"), "yOut": MX_OUT, "yScaleOut": [Q.FLOAT8_E8M0]}
+
+    def check(self, a):
+        checks.not_null(a, "x", "yOut", "yScaleOut")
+        checks.dtype_in("x", a.x, P.codes("FLOAT16 BF16"))
+        checks.dtype_in("yOut", a.yOut, MX_OUT)
+        checks.dtype_match("yScaleOut", a.yScaleOut, Q.FLOAT8_E8M0)
+        if a.yOut.dtype != a.dstType:
+            raise status.param_invalid("dstType %d must be the dtype of yOut %s."
+                                       % (a.dstType, dtypes.serial_name(a.yOut.dtype)))
+        a.mode = a.roundModeOptional or "rint"
+        check_round_mode(a.mode, a.dstType)
+        if a.x.ndim < 1 or a.x.shape[-1] % 2:
+            raise status.param_invalid("The last dim of x must be even, x is %s." % checks.shape_text(a.x.shape))
+        expected = tuple(a.x.shape[:-1]) + (a.x.shape[-1] // 2,)
+        checks.shape_is("yOut", a.yOut, expected, checks.shape_text(expected))
+        if not -len(expected) <= a.axis < len(expected):
+            raise status.param_invalid("axis %d is out of the range of yOut's dims." % a.axis)
+        scale = mx.scale_shape(expected, a.axis, 32)
+        checks.shape_is("yScaleOut", a.yScaleOut, scale, checks.shape_text(scale))
+        _products.check_supported(self.name, ("950",))
+
+    def compute(self, a, v, workspace):
+        from opemu.ops.aclnn.quant.swiglu_quant import situ
+        if a.x.is_empty():
+            return
+        act = situ(Q.widen(v["x"]), a.beta, a.linearBeta, a.activateLeft)
+        elements, codes = mx.quantize(act, a.axis, 32, a.yOut.dtype, a.mode)
+        mx.store_elements(v["yOut"], a.yOut, elements)
+        v["yScaleOut"][...] = codes.view(v["yScaleOut"].dtype).reshape(v["yScaleOut"].shape)

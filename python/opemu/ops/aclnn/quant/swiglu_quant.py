@@ -323,3 +323,73 @@ class DynamicBlockQuantV2(DynamicBlockQuant):
 
     def dst_max(self, a):
         return float(a.dstTypeMax)
+
+
+def situ(x, beta, linear_beta, activate_left):
+    """Situ: β · tanh(gate / β) · sigmoid(gate) · up, up = linearBeta · tanh(up / linearBeta) when linearBeta > 0;
+    gate the first half (activateLeft) or the second."""
+    h = x.shape[-1] // 2
+    gate, up = (x[..., :h], x[..., h:]) if activate_left else (x[..., h:], x[..., :h])
+    beta, linear_beta = np.float32(beta), np.float32(linear_beta)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        activated = beta * np.tanh(gate / beta) / (np.float32(1) + np.exp(-gate))
+        if linear_beta > 0:
+            up = linear_beta * np.tanh(up / linear_beta)
+    return activated * up
+
+
+class DequantSituQuant(DequantSwigluQuant):
+    """Dequantisation (INT8: · weightScale + bias; INT32: · weightScale · activationScale + bias; fp16/bf16 as is),
+    Situ, then quantisation with truncation: static y = trunc(v / quantScale + quantOffset), dynamic per row
+    scale = max|v| / 127, y = trunc(v / scale)."""
+    name = "aclnnDequantSituQuant"
+    outputs = ("yOut", "yScaleOut")
+
+    def dtype_table(self):
+        table = super().dtype_table()
+        return {n: table.get(n, [P.FLOAT]) for n in self.inputs} | {"x": P.codes("INT8 INT32 FLOAT16 BF16"),
+                                                                    "yOut": (Q.INT8,), "yScaleOut": [P.FLOAT]}
+
+    def check(self, a):
+        a.scaleOut, a.quantModeOptional = a.yScaleOut, a.quantTypeOptional or "static"
+        checks.not_null(a, "x", "yOut", "yScaleOut")
+        checks.dtype_in("x", a.x, P.codes("INT8 INT32 FLOAT16 BF16"))
+        if a.x.dtype in (Q.INT8, Q.INT32):
+            checks.not_null(a, "weightScaleOptional")
+        if a.x.dtype == Q.INT8:
+            self.check_shapes(a)
+        else:
+            super().check(a)
+
+    def check_shapes(self, a):
+        if a.quantModeOptional not in ("static", "dynamic"):
+            raise status.param_invalid("quantTypeOptional only supports static and dynamic, but got %s."
+                                       % a.quantModeOptional)
+        if a.x.ndim < 2 or a.x.shape[-1] % 2:
+            raise status.param_invalid("The last dim of x must be even and x at least 2-D, but x is %s."
+                                       % checks.shape_text(a.x.shape))
+        a.mode = a.quantModeOptional
+
+    def compute(self, a, v, workspace):
+        if a.x.is_empty():
+            return
+        x = v["x"].astype(np.float32).reshape(-1, a.x.shape[-1])
+        if a.x.dtype in (Q.INT8, Q.INT32):
+            x = x * v["weightScaleOptional"].astype(np.float32).reshape(-1, x.shape[-1])[0]
+            if a.x.dtype == Q.INT32 and "activationScaleOptional" in v:
+                x = x * v["activationScaleOptional"].astype(np.float32).reshape(-1, 1)
+            if "biasOptional" in v:
+                x = x + Q.widen(v["biasOptional"]).reshape(-1)
+        act = situ(x, a.beta, a.linearBeta, a.activateLeft)
+        rows, h = act.shape
+        if a.mode == "dynamic":
+            amax = np.max(np.abs(act), axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                scale = (amax / np.float32(127)).astype(np.float32)
+                q = Q.quantize(act / scale[:, None], Q.INT8, "trunc")
+            v["yScaleOut"].reshape(-1)[:rows] = scale
+        else:
+            scale = Q.widen(v["quantScaleOptional"]).reshape(-1) if "quantScaleOptional" in v else np.float32(1)
+            offset = Q.widen(v["quantOffsetOptional"]).reshape(-1) if "quantOffsetOptional" in v else None
+            q = Q.static_quantize(act, scale, offset, Q.INT8, divide=True, mode="trunc")
+        v["yOut"][...] = q.reshape(v["yOut"].shape)
