@@ -7,9 +7,10 @@ beta · self to alpha · product in fp32 and round once (the vendor's Mul/Add af
 into out's dtype first when that is fp16/bf16: that rounding is kept)."""
 import numpy as np
 
-from opemu.core import checks, status
+from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn.common import fractal_nz
+from opemu.ops.aclnn.common import products as _products
 from opemu.ops.aclnn.common import promotion as P
 from opemu.ops.aclnn.common import weights as W
 from opemu.ops.aclnn.matmul import matmul as M
@@ -162,7 +163,7 @@ class Gemm(AclnnOp):
 
     def check(self, a):
         checks.not_null(a, "C", "A", "B", "out")
-        nd = P.dtypes.ACL_FORMAT["ACL_FORMAT_ND"]
+        nd = dtypes.ACL_FORMAT["ACL_FORMAT_ND"]
         if any(getattr(a, n).format != nd for n in ("A", "B", "C", "out")):
             raise status.param_invalid("Format only support ND")
         M.check_cube_inputs(a, ["A", "B", "C", "out"], a.cubeMathType)
@@ -285,36 +286,77 @@ class FusedMatmul(AclnnOp):
         P.store(y, product)
 
 
+def unify(equation):
+    """The op_api's EquationUnification: letters renamed a, b, c… in order of first appearance."""
+    names = {}
+    return "".join(names.setdefault(ch, chr(ord("a") + len(names))) if ch.isalpha() else ch for ch in equation)
+
+
+EINSUM_TYPES = P.codes("FLOAT16 FLOAT INT16 INT32 INT64 UINT16 UINT32 UINT64")
+
+
 class Einsum(AclnnOp):
-    """The product an equation names, over the tensors of the list (NumPy's einsum with fp32 sums)."""
+    """The two equations the op_api implements (after renaming the letters): "abcd,abced->abce" (a batched
+    product of the second operand with the first as a vector; types other than fp16/fp32 are cast to fp16 for
+    the cube and back) and "a,b->ab" (the outer product, an elementwise Mul)."""
     name = "aclnnEinsum"
     inputs = ("tensors",)
     outputs = ("output",)
+    EQUATIONS = ("abcd,abced->abce", "a,b->ab")
 
     def dtype_table(self):
-        return {"output": M.cube_dtypes()}
+        allowed = EINSUM_TYPES if _products.line() in ("A2", "A3", "950") else \
+            P.codes("FLOAT16 INT16 INT32 INT64 UINT16 UINT32 UINT64")
+        return {"output": allowed}
 
     def check(self, a):
-        checks.not_null(a, "tensors", "output")
-        if a.equation is None:
-            raise status.param_nullptr("Expected a proper equation but got null.")
+        checks.not_null(a, "tensors")
         tensors = list(a.tensors)
-        if not tensors or any(t is None for t in tensors):
-            raise status.param_invalid("tensors must hold at least one tensor and no null.")
-        allowed = M.cube_dtypes()
         for i, t in enumerate(tensors):
-            checks.dtype_in("tensors[%d]" % i, t, allowed)
+            if t is None:
+                raise status.param_nullptr("Expected a proper Tensor but got null for argument (*tensors)[%d]." % i)
+        checks.not_null(a, "output")
+        if a.equation is None:
+            raise status.VendorError(status.ACLNN["ACLNN_ERR_INNER_NULLPTR"], "The equation cannot be nullptr")
+        allowed = self.dtype_table()["output"]
+        nd = dtypes.ACL_FORMAT["ACL_FORMAT_ND"]
+        for i, t in enumerate(tensors):
+            checks.dtype_in("(*tensors)[%d]" % i, t, allowed)
+            if t.format != nd:
+                raise status.param_invalid("format should be ND, but is [%d]." % t.format)
         checks.dtype_in("output", a.output, allowed)
-        try:
-            shapes = [np.empty(t.shape, np.bool_) if t.numel() < 2 ** 20 else
-                      np.lib.stride_tricks.as_strided(np.empty(1, np.bool_), t.shape, [0] * t.ndim) for t in tensors]
-            result = np.einsum(a.equation, *shapes, optimize=False).shape
-        except (ValueError, TypeError) as error:
-            raise status.param_invalid("Invalid equation %s for the tensors: %s." % (a.equation, error))
-        P.out_shape_is(a.output, result)
+        a.unified = unify(a.equation)
+        if len(tensors) != 2 or a.unified not in self.EQUATIONS:
+            raise status.param_invalid("failed to match equation [%s]" % a.equation)
+        if tensors[0].dtype != tensors[1].dtype or tensors[0].dtype != a.output.dtype:
+            raise status.param_invalid("all inputs dtype is not equal, please check.")
+        first, second = tensors
+        if a.unified == "a,b->ab":
+            checks.dim_is("(*tensors)[0]", first, 1)
+            checks.dim_is("(*tensors)[1]", second, 1)
+            checks.dim_is("output", a.output, 2)
+            expected = (first.shape[0], second.shape[0])
+        else:
+            checks.dim_is("(*tensors)[0]", first, 4)
+            checks.dim_is("(*tensors)[1]", second, 5)
+            for i, j in ((0, 0), (1, 1), (2, 2), (3, 4)):
+                if first.shape[i] != second.shape[j]:
+                    raise status.param_invalid("tensor0 shape dim%d [%d] and tensor1 shape dim%d [%d] should be same"
+                                               % (i, first.shape[i], j, second.shape[j]))
+            expected = tuple(first.shape[:3]) + (second.shape[3],)
+        P.out_shape_is(a.output, expected)
 
     def compute(self, a, v, workspace):
-        if not v["output"].size:
+        out = v["output"]
+        if not out.size:
             return
-        operands = [t.astype(np.float32) for t in v["tensors"]]
-        P.store(v["output"], np.einsum(a.equation, *operands, optimize=True))
+        first, second = v["tensors"]
+        if a.unified == "a,b->ab":
+            P.store(out, np.multiply.outer(first, second))
+            return
+        lowered = first.dtype not in (np.float16, np.float32)
+        x, w = (t.astype(np.float16) if lowered else t for t in (first, second))
+        product = np.matmul(w.astype(np.float32), x.astype(np.float32)[..., None])[..., 0]
+        if lowered or out.dtype == np.float16:
+            product = product.astype(np.float16)
+        P.store(out, product)
