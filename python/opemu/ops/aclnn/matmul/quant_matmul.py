@@ -299,6 +299,8 @@ class BatchMatmulQuant(QuantMatmulV4):
         if "bias" in v:
             product = product + Q.widen(v["bias"]).reshape(-1)
         scale, offset = Q.quant_param_scale(v["quantParam"].reshape(-1))
+        n = product.shape[-1]   # aclnnTransQuantParam pads the channels to a multiple of 16
+        scale, offset = (t[:n] if t.size >= n else t[:1] for t in (scale, offset))
         v["out"][...] = Q.quantize(product * scale + offset, Q.INT8).reshape(v["out"].shape)
 
 
