@@ -120,7 +120,8 @@ class QuantMatmulV4(AclnnOp):
         scale, offset, token, bias = self.names()
         for name, sizes in ((scale, (1, n)), (offset, (1, n)), (token, (m,)), (bias, (n,))):
             t = getattr(a, name, None) if name else None
-            if t is not None and t.numel() not in sizes and not self.grouped(a):
+            padded = t is not None and t.dtype in (UINT64, INT64) and t.numel() >= n and t.numel() % 16 == 0
+            if t is not None and t.numel() not in sizes and not padded and not self.grouped(a):
                 raise status.param_invalid("The shape of %s %s does not match n = %d (or m = %d for the token scale)."
                                            % (name, checks.shape_text(t.shape), n, m))
 
@@ -140,6 +141,8 @@ class QuantMatmulV4(AclnnOp):
         if scale_name and scale_name in v:
             scale, offset = QM.scale_values(v[scale_name], getattr(a, scale_name))
             scale = scale.reshape(-1)
+            if scale.size > a.n:   # TransQuantParam words padded to a multiple of 16 channels
+                scale, offset = scale[:a.n], None if offset is None else offset.reshape(-1)[:a.n]
         if offset_name and offset_name in v:
             offset = Q.widen(v[offset_name]).reshape(-1)
         token = Q.widen(v[token_name]).reshape(-1, 1) if token_name and token_name in v else None
