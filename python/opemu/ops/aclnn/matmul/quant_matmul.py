@@ -77,7 +77,7 @@ class QuantMatmulV4(AclnnOp):
             checks.dtype_in(scale, getattr(a, scale), (UINT64, INT64, P.FLOAT, P.BF16, Q.FLOAT8_E8M0))
         for name in (offset, token):
             if name and getattr(a, name, None) is not None:
-                checks.dtype_in(name, getattr(a, name), (P.FLOAT, Q.FLOAT8_E8M0))
+                checks.dtype_in(name, getattr(a, name), (P.FLOAT, P.FLOAT16, P.BF16, Q.FLOAT8_E8M0))
         if bias and getattr(a, bias, None) is not None:
             checks.dtype_in(bias, getattr(a, bias), P.codes("INT32 FLOAT BF16 FLOAT16"))
         checks.dtype_in("out", a.out, _out_types())
@@ -118,7 +118,7 @@ class QuantMatmulV4(AclnnOp):
 
     def check_params(self, a, m, k, n):
         scale, offset, token, bias = self.names()
-        for name, sizes in ((scale, (1, n)), (offset, (1, n)), (token, (m,)), (bias, (n,))):
+        for name, sizes in ((scale, (1, n)), (offset, (1, n)), (token, (1, m)), (bias, (n,))):
             t = getattr(a, name, None) if name else None
             padded = t is not None and t.dtype in (UINT64, INT64) and t.numel() >= n and t.numel() % 16 == 0
             if t is not None and t.numel() not in sizes and not padded and not self.grouped(a):
@@ -232,6 +232,10 @@ class QuantMatmulV5(QuantMatmulV4):
         s2 = expand_groups(s2, a.n, groups, rows_first=False, transposed=t2)
         integer = a.x1_layout.dtype in (Q.INT8, Q.INT4, Q.INT32)
         result = QM.grouped_matmul(x1, x2, s1, s2, gk, integer)
+        if "x2Offset" in v:     # the weight's per-group offset: x1_g @ (x2_g + o_g) adds rowsum(x1_g) · o_g
+            offset = expand_groups(Q.widen(v["x2Offset"]), a.n, groups, rows_first=False, transposed=t2)
+            sums = np.stack([x1[..., lo:lo + gk].astype(np.float32).sum(-1) for lo in range(0, a.k, gk)], -1)
+            result = result + np.matmul(sums * s1, offset * s2)
         if "bias" in v:
             result = result + Q.widen(v["bias"]).reshape(-1)
         P.store(v["out"], result.reshape(v["out"].shape))
