@@ -61,7 +61,9 @@ class QuantMatmulV4(AclnnOp):
         return "scale", "offset", "pertokenScaleOptional", "bias"
 
     def transposes(self, a):
-        return tuple(bool(getattr(a, f, False)) for f in self.flags)
+        """(x1 transposed, x2 transposed); forms without the flags multiply as given."""
+        flags = tuple(bool(getattr(a, f, False)) for f in self.flags)
+        return flags + (False,) * (2 - len(flags))
 
     def check(self, a):
         scale, offset, token, bias = self.names()
