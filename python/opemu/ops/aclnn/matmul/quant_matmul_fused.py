@@ -73,6 +73,15 @@ class QuantMatmulReduceSumWeightNz(QuantMatmulV5):
         super().check(a)
         a.out = wanted
 
+    def check_params(self, a, m, k, n):
+        batch = a.x1.shape[0] if a.x1.ndim == 3 else 1
+        if a.x1Scale is not None and a.x1Scale.numel() != batch * m:
+            raise status.param_invalid("The shape of x1Scale %s should be [%d, %d]."
+                                       % (checks.shape_text(a.x1Scale.shape), batch, m))
+        if a.x2Scale is not None and a.x2Scale.numel() not in (1, n):
+            raise status.param_invalid("The shape of x2Scale %s should be [%d]." % (checks.shape_text(a.x2Scale.shape),
+                                                                                     n))
+
     def compute(self, a, v, workspace):
         x1 = logical(v["x1"], a.x1_layout, a.transposeX1)
         x2 = logical(v["x2"], a.x2_layout, a.transposeX2)
