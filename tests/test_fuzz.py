@@ -27,6 +27,7 @@ pytestmark = [opemu_only]
 
 EXAMPLES = int(os.environ.get("OPEMU_FUZZ_EXAMPLES", "800"))
 CASE_SECONDS = 20  # a case slower than this is a hang
+START_SECONDS = 120  # the worker's imports, on a loaded machine
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=EXAMPLES <= 800,
                 suppress_health_check=list(HealthCheck))
 ops.load_all()
@@ -44,6 +45,12 @@ class Worker:
         self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("fuzz_worker.py"))],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         text=True, env=env)
+        selector = selectors.DefaultSelector()
+        selector.register(self.process.stdout, selectors.EVENT_READ)
+        ready = selector.select(START_SECONDS)
+        selector.close()
+        if not ready or self.process.stdout.readline() != "ready\n":
+            raise RuntimeError("the fuzz worker did not start within %d s" % START_SECONDS)
 
     def run(self, case):
         if self.process is None or self.process.poll() is not None:
