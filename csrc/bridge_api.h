@@ -22,6 +22,9 @@
 #include "mcdnn/mcdnn.h"
 #include "mcblas/mcblas.h"
 #include "kernels/kernels.h"
+/* The objects of the RNN, CTC-loss, attention and backend-graph routines, and of mcBLASLt. */
+#include "mcdnn/adv_bridge.h"
+#include "mcblas/lt_bridge.h"
 
 #ifdef __cplusplus
 extern "C" {

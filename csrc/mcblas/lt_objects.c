@@ -1,0 +1,670 @@
+/* mcBLASLt objects: the handle, matrix layouts, matmul and transform descriptors, heuristic preferences,
+ * versions, status strings, the logger settings and the heuristics cache capacity. Cheap calls, all in C;
+ * the matmul, the transform and the algorithm queries that judge a problem are Python entry points
+ * (python/opemu/ops/mcblas/lt_*.py) reading these structs (lt_bridge.h).
+ *
+ * Rules are cuBLASLt 11's, renamed: a handle that is NULL, destroyed or foreign is NOT_INITIALIZED; a
+ * descriptor or attribute argument that is NULL, the wrong size or out of range is INVALID_VALUE; storage
+ * given to *Init smaller than the descriptor is ALLOC_FAILED. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lt_internal.h"
+
+_Static_assert(sizeof(struct opemu_lt_layout) <= sizeof(mcblasLtMatrixLayoutOpaque_t), "layout storage");
+_Static_assert(sizeof(struct opemu_lt_matmul) <= sizeof(mcblasLtMatmulDescOpaque_t), "matmul storage");
+_Static_assert(sizeof(struct opemu_lt_transform) <= sizeof(mcblasLtMatrixTransformDescOpaque_t), "transform");
+_Static_assert(sizeof(struct opemu_lt_preference) <= sizeof(mcblasLtMatmulPreferenceOpaque_t), "preference");
+_Static_assert(sizeof(struct opemu_lt_algo) <= sizeof(mcblasLtMatmulAlgo_t), "algo storage");
+
+#define FIELD(attr, type, member) {attr, offsetof(type, member), sizeof(((type *)0)->member)}
+#define COUNT(table) (sizeof(table) / sizeof(table[0]))
+
+const opemu_lt_field *opemu_lt_field_of(const opemu_lt_field *fields, size_t count, int attr)
+{
+    for (size_t i = 0; i < count; i++)
+        if (fields[i].attr == attr)
+            return &fields[i];
+    return NULL;
+}
+
+mcblasStatus_t opemu_lt_get(const char *api, const void *object, const opemu_lt_field *field, void *buf,
+                            size_t sizeInBytes, size_t *sizeWritten)
+{
+    if (field == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: not an attribute of this descriptor", api);
+    if (sizeInBytes == 0) {
+        if (sizeWritten == NULL)
+            return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: sizeInBytes is 0 and sizeWritten is null", api);
+        *sizeWritten = field->size;
+        return MCBLAS_STATUS_SUCCESS;
+    }
+    if (buf == NULL || sizeInBytes != field->size)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: buf is null or sizeInBytes %zu is not the attribute's %zu "
+                       "bytes", api, sizeInBytes, field->size);
+    memcpy(buf, (const char *)object + field->offset, field->size);
+    if (sizeWritten != NULL)
+        *sizeWritten = field->size;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+mcblasStatus_t opemu_lt_check_set(const char *api, const opemu_lt_field *field, const void *buf, size_t sizeInBytes)
+{
+    if (field == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: not an attribute of this descriptor", api);
+    if (buf == NULL || sizeInBytes != field->size)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: buf is null or sizeInBytes %zu is not the attribute's %zu "
+                       "bytes", api, sizeInBytes, field->size);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+/* ---- library ---- */
+
+/* cuBLASLt shares its version with the cuBLAS release it ships in. */
+OPEMU_EXPORT size_t mcblasLtGetVersion(void) { return MCBLAS_VERSION; }
+OPEMU_EXPORT size_t mcblasLtGetCudartVersion(void) { return mcblasGetCudartVersion(); }
+OPEMU_EXPORT mcblasStatus_t mcblasLtGetProperty(libraryPropertyType type, int *value)
+{
+    return mcblasGetProperty(type, value);
+}
+OPEMU_EXPORT const char *mcblasLtGetStatusName(mcblasStatus_t status) { return mcblasGetStatusName(status); }
+OPEMU_EXPORT const char *mcblasLtGetStatusString(mcblasStatus_t status) { return mcblasGetStatusString(status); }
+
+/* ---- handle ---- */
+
+/* The handle belongs to the calling thread's current device; the embedded interpreter starts here, so a
+ * failure to start is this call's status. */
+OPEMU_EXPORT mcblasStatus_t mcblasLtCreate(mcblasLtHandle_t *lightHandle)
+{
+    if (lightHandle == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtCreate: lightHandle is null");
+    int device = opemu_mc_current_device();
+    if (opemu_primary_context(device) == NULL)
+        return lt_fail(MCBLAS_STATUS_NOT_INITIALIZED, "mcblasLtCreate: the current device is not usable");
+    if (opemu_python_ready("mcblasLtCreate") != 0)
+        return MCBLAS_STATUS_NOT_INITIALIZED;
+    struct mcblasLtContext *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return lt_fail(MCBLAS_STATUS_ALLOC_FAILED, "mcblasLtCreate: out of host memory");
+    h->device = device;
+    opemu_handle_add(h, OPEMU_KIND_MCBLASLT_HANDLE);
+    *lightHandle = h;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtDestroy(mcblasLtHandle_t lightHandle)
+{
+    if (lightHandle == NULL || !opemu_handle_is(lightHandle, OPEMU_KIND_MCBLASLT_HANDLE))
+        return lt_fail(MCBLAS_STATUS_NOT_INITIALIZED, "mcblasLtDestroy: %p is not a live mcblasLtHandle_t",
+                       (void *)lightHandle);
+    opemu_device_drain(lightHandle->device);
+    opemu_handle_remove(lightHandle);
+    free(lightHandle);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+/* ---- descriptors in semi-opaque storage ---- */
+
+/* Storage of `size` bytes for a descriptor of `need` bytes: the program's (Init) or a new block (Create). */
+static mcblasStatus_t place(void **out, void *storage, size_t size, size_t need, size_t opaque, int kind,
+                            const char *api)
+{
+    if (storage == NULL && out == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: the descriptor pointer is null", api);
+    if (out != NULL) { /* Create */
+        storage = calloc(1, opaque);
+        if (storage == NULL)
+            return lt_fail(MCBLAS_STATUS_ALLOC_FAILED, "%s: out of host memory", api);
+        *out = storage;
+    } else {
+        if (size < need)
+            return lt_fail(MCBLAS_STATUS_ALLOC_FAILED, "%s: the storage of %zu bytes is smaller than the descriptor's "
+                           "%zu", api, size, need);
+        memset(storage, 0, need);
+    }
+    opemu_handle_add(storage, kind);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+static mcblasStatus_t destroy(void *object, int kind, int owned_offset, const char *type, const char *api)
+{
+    if (object == NULL)
+        return MCBLAS_STATUS_SUCCESS;
+    if (!opemu_handle_is(object, kind))
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %p is not a live %s", api, object, type);
+    opemu_handle_remove(object);
+    int owned;
+    memcpy(&owned, (const char *)object + owned_offset, sizeof owned);
+    if (owned) /* storage a program gave to *Init stays its own */
+        free(object);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+#define LIVE(object, kind, type, api)                                                                   \
+    do {                                                                                                \
+        if ((object) == NULL || !opemu_handle_is((object), (kind)))                                      \
+            return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %p is not a live %s", api, (void *)(object), \
+                           type);                                                                       \
+    } while (0)
+
+static int storage_type(int type)
+{
+    switch (type) {
+    case MACA_R_16F: case MACA_R_16BF: case MACA_R_32F: case MACA_R_64F: case MACA_C_16F: case MACA_C_16BF:
+    case MACA_C_32F: case MACA_C_64F: case MACA_R_8I: case MACA_C_8I: case MACA_R_8U: case MACA_C_8U:
+    case MACA_R_32I: case MACA_C_32I: case MACA_R_32U: case MACA_C_32U: case MACA_R_8F_E4M3: case MACA_R_8F_E5M2:
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- matrix layouts ---- */
+
+static const opemu_lt_field layout_fields[] = {
+    FIELD(MCBLASLT_MATRIX_LAYOUT_TYPE, struct opemu_lt_layout, type),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_ORDER, struct opemu_lt_layout, order),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_ROWS, struct opemu_lt_layout, rows),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_COLS, struct opemu_lt_layout, cols),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_LD, struct opemu_lt_layout, ld),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_BATCH_COUNT, struct opemu_lt_layout, batchCount),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, struct opemu_lt_layout, stridedBatchOffset),
+    FIELD(MCBLASLT_MATRIX_LAYOUT_PLANE_OFFSET, struct opemu_lt_layout, planeOffset),
+};
+
+static mcblasStatus_t layout_init(mcblasLtMatrixLayout_t *out, mcblasLtMatrixLayout_t storage, size_t size,
+                                  macaDataType type, uint64_t rows, uint64_t cols, int64_t ld, const char *api)
+{
+    if (!storage_type(type))
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: type %d is not a macaDataType of matrix storage", api,
+                       (int)type);
+    if (ld < 0)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: ld %lld is negative", api, (long long)ld);
+    void *placed = storage;
+    mcblasStatus_t rc = place(out ? (void **)&placed : NULL, storage, size, sizeof(struct opemu_lt_layout),
+                              sizeof(mcblasLtMatrixLayoutOpaque_t), OPEMU_KIND_MCBLASLT_LAYOUT, api);
+    if (rc)
+        return rc;
+    struct opemu_lt_layout *l = placed;
+    l->type = type;
+    l->order = MCBLASLT_ORDER_COL;
+    l->rows = rows;
+    l->cols = cols;
+    l->ld = ld;
+    l->batchCount = 1;
+    l->owned = out != NULL;
+    if (out)
+        *out = placed;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixLayoutInit_internal(mcblasLtMatrixLayout_t matLayout, size_t size,
+                                                              macaDataType type, uint64_t rows, uint64_t cols,
+                                                              int64_t ld)
+{
+    return layout_init(NULL, matLayout, size, type, rows, cols, ld, "mcblasLtMatrixLayoutInit");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixLayoutCreate(mcblasLtMatrixLayout_t *matLayout, macaDataType type,
+                                                       uint64_t rows, uint64_t cols, int64_t ld)
+{
+    if (matLayout == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtMatrixLayoutCreate: matLayout is null");
+    return layout_init(matLayout, NULL, 0, type, rows, cols, ld, "mcblasLtMatrixLayoutCreate");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixLayoutDestroy(mcblasLtMatrixLayout_t matLayout)
+{
+    return destroy(matLayout, OPEMU_KIND_MCBLASLT_LAYOUT, offsetof(struct opemu_lt_layout, owned),
+                   "mcblasLtMatrixLayout_t", "mcblasLtMatrixLayoutDestroy");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixLayoutSetAttribute(mcblasLtMatrixLayout_t matLayout,
+                                                             mcblasLtMatrixLayoutAttribute_t attr, const void *buf,
+                                                             size_t sizeInBytes)
+{
+    const char *api = "mcblasLtMatrixLayoutSetAttribute";
+    LIVE(matLayout, OPEMU_KIND_MCBLASLT_LAYOUT, "mcblasLtMatrixLayout_t", api);
+    const opemu_lt_field *field = opemu_lt_field_of(layout_fields, COUNT(layout_fields), attr);
+    mcblasStatus_t rc = opemu_lt_check_set(api, field, buf, sizeInBytes);
+    if (rc)
+        return rc;
+    int32_t i32 = 0;
+    int64_t i64 = 0;
+    if (field->size == 4)
+        memcpy(&i32, buf, 4);
+    else
+        memcpy(&i64, buf, 8);
+    if ((attr == MCBLASLT_MATRIX_LAYOUT_TYPE && !storage_type(i32)) ||
+        (attr == MCBLASLT_MATRIX_LAYOUT_ORDER && (i32 < MCBLASLT_ORDER_COL || i32 > MCBLASLT_ORDER_COL32_2R_4R4)) ||
+        (attr == MCBLASLT_MATRIX_LAYOUT_BATCH_COUNT && i32 < 1) || (attr == MCBLASLT_MATRIX_LAYOUT_LD && i64 < 0))
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %lld is not a valid value of attribute %d", api,
+                       field->size == 4 ? (long long)i32 : (long long)i64, (int)attr);
+    memcpy((char *)matLayout + field->offset, buf, field->size);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixLayoutGetAttribute(mcblasLtMatrixLayout_t matLayout,
+                                                             mcblasLtMatrixLayoutAttribute_t attr, void *buf,
+                                                             size_t sizeInBytes, size_t *sizeWritten)
+{
+    const char *api = "mcblasLtMatrixLayoutGetAttribute";
+    LIVE(matLayout, OPEMU_KIND_MCBLASLT_LAYOUT, "mcblasLtMatrixLayout_t", api);
+    return opemu_lt_get(api, matLayout, opemu_lt_field_of(layout_fields, COUNT(layout_fields), attr), buf,
+                        sizeInBytes, sizeWritten);
+}
+
+/* ---- matmul descriptors ---- */
+
+static const opemu_lt_field matmul_fields[] = {
+    FIELD(MCBLASLT_MATMUL_DESC_COMPUTE_TYPE, struct opemu_lt_matmul, computeType),
+    FIELD(MCBLASLT_MATMUL_DESC_SCALE_TYPE, struct opemu_lt_matmul, scaleType),
+    FIELD(MCBLASLT_MATMUL_DESC_POINTER_MODE, struct opemu_lt_matmul, pointerMode),
+    FIELD(MCBLASLT_MATMUL_DESC_TRANSA, struct opemu_lt_matmul, transa),
+    FIELD(MCBLASLT_MATMUL_DESC_TRANSB, struct opemu_lt_matmul, transb),
+    FIELD(MCBLASLT_MATMUL_DESC_TRANSC, struct opemu_lt_matmul, transc),
+    FIELD(MCBLASLT_MATMUL_DESC_FILL_MODE, struct opemu_lt_matmul, fillMode),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE, struct opemu_lt_matmul, epilogue),
+    FIELD(MCBLASLT_MATMUL_DESC_BIAS_POINTER, struct opemu_lt_matmul, bias),
+    FIELD(MCBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, struct opemu_lt_matmul, biasBatchStride),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, struct opemu_lt_matmul, aux),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, struct opemu_lt_matmul, auxLd),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, struct opemu_lt_matmul, auxBatchStride),
+    FIELD(MCBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE, struct opemu_lt_matmul, alphaVectorBatchStride),
+    FIELD(MCBLASLT_MATMUL_DESC_SM_COUNT_TARGET, struct opemu_lt_matmul, smCountTarget),
+    FIELD(MCBLASLT_MATMUL_DESC_A_SCALE_POINTER, struct opemu_lt_matmul, aScale),
+    FIELD(MCBLASLT_MATMUL_DESC_B_SCALE_POINTER, struct opemu_lt_matmul, bScale),
+    FIELD(MCBLASLT_MATMUL_DESC_C_SCALE_POINTER, struct opemu_lt_matmul, cScale),
+    FIELD(MCBLASLT_MATMUL_DESC_D_SCALE_POINTER, struct opemu_lt_matmul, dScale),
+    FIELD(MCBLASLT_MATMUL_DESC_AMAX_D_POINTER, struct opemu_lt_matmul, amaxD),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE, struct opemu_lt_matmul, auxDataType),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_SCALE_POINTER, struct opemu_lt_matmul, auxScale),
+    FIELD(MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_AMAX_POINTER, struct opemu_lt_matmul, auxAmax),
+    FIELD(MCBLASLT_MATMUL_DESC_FAST_ACCUM, struct opemu_lt_matmul, fastAccum),
+    FIELD(MCBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, struct opemu_lt_matmul, biasDataType),
+};
+
+static int compute_type(int type)
+{
+    switch (type) {
+    case MCBLAS_COMPUTE_16F: case MCBLAS_COMPUTE_16F_PEDANTIC: case MCBLAS_COMPUTE_32F:
+    case MCBLAS_COMPUTE_32F_PEDANTIC: case MCBLAS_COMPUTE_32F_FAST_16F: case MCBLAS_COMPUTE_32F_FAST_16BF:
+    case MCBLAS_COMPUTE_32F_FAST_TF32: case MCBLAS_COMPUTE_64F: case MCBLAS_COMPUTE_64F_PEDANTIC:
+    case MCBLAS_COMPUTE_32I: case MCBLAS_COMPUTE_32I_PEDANTIC:
+        return 1;
+    }
+    return 0;
+}
+
+static int epilogue(uint32_t value)
+{
+    switch (value) {
+    case MCBLASLT_EPILOGUE_DEFAULT: case MCBLASLT_EPILOGUE_RELU: case MCBLASLT_EPILOGUE_RELU_AUX:
+    case MCBLASLT_EPILOGUE_BIAS: case MCBLASLT_EPILOGUE_RELU_BIAS: case MCBLASLT_EPILOGUE_RELU_AUX_BIAS:
+    case MCBLASLT_EPILOGUE_DRELU: case MCBLASLT_EPILOGUE_DRELU_BGRAD: case MCBLASLT_EPILOGUE_GELU:
+    case MCBLASLT_EPILOGUE_GELU_AUX: case MCBLASLT_EPILOGUE_GELU_BIAS: case MCBLASLT_EPILOGUE_GELU_AUX_BIAS:
+    case MCBLASLT_EPILOGUE_DGELU: case MCBLASLT_EPILOGUE_DGELU_BGRAD: case MCBLASLT_EPILOGUE_BGRADA:
+    case MCBLASLT_EPILOGUE_BGRADB:
+        return 1;
+    }
+    return 0;
+}
+
+static mcblasStatus_t matmul_init(mcblasLtMatmulDesc_t *out, mcblasLtMatmulDesc_t storage, size_t size,
+                                  mcblasComputeType_t computeType, macaDataType_t scaleType, const char *api)
+{
+    if (!compute_type(computeType))
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: computeType %d is not an mcblasComputeType_t", api,
+                       (int)computeType);
+    if (!storage_type(scaleType))
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: scaleType %d is not a macaDataType", api, (int)scaleType);
+    void *placed = storage;
+    mcblasStatus_t rc = place(out ? (void **)&placed : NULL, storage, size, sizeof(struct opemu_lt_matmul),
+                              sizeof(mcblasLtMatmulDescOpaque_t), OPEMU_KIND_MCBLASLT_MATMUL, api);
+    if (rc)
+        return rc;
+    struct opemu_lt_matmul *d = placed;
+    d->computeType = computeType;
+    d->scaleType = scaleType;
+    d->pointerMode = MCBLASLT_POINTER_MODE_HOST;
+    d->transa = d->transb = d->transc = MCBLAS_OP_N;
+    d->fillMode = MCBLAS_FILL_MODE_FULL;
+    d->epilogue = MCBLASLT_EPILOGUE_DEFAULT;
+    d->auxDataType = d->biasDataType = -1;
+    d->owned = out != NULL;
+    if (out)
+        *out = placed;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulDescInit_internal(mcblasLtMatmulDesc_t matmulDesc, size_t size,
+                                                            mcblasComputeType_t computeType, macaDataType_t scaleType)
+{
+    return matmul_init(NULL, matmulDesc, size, computeType, scaleType, "mcblasLtMatmulDescInit");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulDescCreate(mcblasLtMatmulDesc_t *matmulDesc,
+                                                     mcblasComputeType_t computeType, macaDataType_t scaleType)
+{
+    if (matmulDesc == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtMatmulDescCreate: matmulDesc is null");
+    return matmul_init(matmulDesc, NULL, 0, computeType, scaleType, "mcblasLtMatmulDescCreate");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulDescDestroy(mcblasLtMatmulDesc_t matmulDesc)
+{
+    return destroy(matmulDesc, OPEMU_KIND_MCBLASLT_MATMUL, offsetof(struct opemu_lt_matmul, owned),
+                   "mcblasLtMatmulDesc_t", "mcblasLtMatmulDescDestroy");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulDescSetAttribute(mcblasLtMatmulDesc_t matmulDesc,
+                                                           mcblasLtMatmulDescAttributes_t attr, const void *buf,
+                                                           size_t sizeInBytes)
+{
+    const char *api = "mcblasLtMatmulDescSetAttribute";
+    LIVE(matmulDesc, OPEMU_KIND_MCBLASLT_MATMUL, "mcblasLtMatmulDesc_t", api);
+    const opemu_lt_field *field = opemu_lt_field_of(matmul_fields, COUNT(matmul_fields), attr);
+    mcblasStatus_t rc = opemu_lt_check_set(api, field, buf, sizeInBytes);
+    if (rc)
+        return rc;
+    int32_t v = 0;
+    if (field->size == 4)
+        memcpy(&v, buf, 4);
+    int bad = 0;
+    switch (attr) {
+    case MCBLASLT_MATMUL_DESC_COMPUTE_TYPE: bad = !compute_type(v); break;
+    case MCBLASLT_MATMUL_DESC_SCALE_TYPE: bad = !storage_type(v); break;
+    case MCBLASLT_MATMUL_DESC_POINTER_MODE:
+        bad = v < MCBLASLT_POINTER_MODE_HOST || v > MCBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_HOST;
+        break;
+    case MCBLASLT_MATMUL_DESC_TRANSA: case MCBLASLT_MATMUL_DESC_TRANSB:
+        bad = v < MCBLAS_OP_N || v > MCBLAS_OP_C;
+        break;
+    case MCBLASLT_MATMUL_DESC_TRANSC: bad = v != MCBLAS_OP_N; break; /* "currently only CUBLAS_OP_N" */
+    case MCBLASLT_MATMUL_DESC_FILL_MODE: bad = v < MCBLAS_FILL_MODE_LOWER || v > MCBLAS_FILL_MODE_FULL; break;
+    case MCBLASLT_MATMUL_DESC_EPILOGUE: bad = !epilogue((uint32_t)v); break;
+    case MCBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE: case MCBLASLT_MATMUL_DESC_BIAS_DATA_TYPE:
+        bad = v != -1 && !storage_type(v);
+        break;
+    default: break;
+    }
+    if (bad)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %d is not a valid value of attribute %d", api, (int)v,
+                       (int)attr);
+    memcpy((char *)matmulDesc + field->offset, buf, field->size);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulDescGetAttribute(mcblasLtMatmulDesc_t matmulDesc,
+                                                           mcblasLtMatmulDescAttributes_t attr, void *buf,
+                                                           size_t sizeInBytes, size_t *sizeWritten)
+{
+    const char *api = "mcblasLtMatmulDescGetAttribute";
+    LIVE(matmulDesc, OPEMU_KIND_MCBLASLT_MATMUL, "mcblasLtMatmulDesc_t", api);
+    return opemu_lt_get(api, matmulDesc, opemu_lt_field_of(matmul_fields, COUNT(matmul_fields), attr), buf,
+                        sizeInBytes, sizeWritten);
+}
+
+/* ---- matrix transform descriptors ---- */
+
+static const opemu_lt_field transform_fields[] = {
+    FIELD(MCBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, struct opemu_lt_transform, scaleType),
+    FIELD(MCBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, struct opemu_lt_transform, pointerMode),
+    FIELD(MCBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, struct opemu_lt_transform, transa),
+    FIELD(MCBLASLT_MATRIX_TRANSFORM_DESC_TRANSB, struct opemu_lt_transform, transb),
+};
+
+static mcblasStatus_t transform_init(mcblasLtMatrixTransformDesc_t *out, mcblasLtMatrixTransformDesc_t storage,
+                                     size_t size, macaDataType scaleType, const char *api)
+{
+    if (!storage_type(scaleType))
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: scaleType %d is not a macaDataType", api, (int)scaleType);
+    void *placed = storage;
+    mcblasStatus_t rc = place(out ? (void **)&placed : NULL, storage, size, sizeof(struct opemu_lt_transform),
+                              sizeof(mcblasLtMatrixTransformDescOpaque_t), OPEMU_KIND_MCBLASLT_TRANSFORM, api);
+    if (rc)
+        return rc;
+    struct opemu_lt_transform *d = placed;
+    d->scaleType = scaleType;
+    d->pointerMode = MCBLASLT_POINTER_MODE_HOST;
+    d->transa = d->transb = MCBLAS_OP_N;
+    d->owned = out != NULL;
+    if (out)
+        *out = placed;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixTransformDescInit_internal(mcblasLtMatrixTransformDesc_t transformDesc,
+                                                                     size_t size, macaDataType scaleType)
+{
+    return transform_init(NULL, transformDesc, size, scaleType, "mcblasLtMatrixTransformDescInit");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixTransformDescCreate(mcblasLtMatrixTransformDesc_t *transformDesc,
+                                                              macaDataType scaleType)
+{
+    if (transformDesc == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtMatrixTransformDescCreate: transformDesc is null");
+    return transform_init(transformDesc, NULL, 0, scaleType, "mcblasLtMatrixTransformDescCreate");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixTransformDescDestroy(mcblasLtMatrixTransformDesc_t transformDesc)
+{
+    return destroy(transformDesc, OPEMU_KIND_MCBLASLT_TRANSFORM, offsetof(struct opemu_lt_transform, owned),
+                   "mcblasLtMatrixTransformDesc_t", "mcblasLtMatrixTransformDescDestroy");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixTransformDescSetAttribute(mcblasLtMatrixTransformDesc_t transformDesc,
+                                                                    mcblasLtMatrixTransformDescAttributes_t attr,
+                                                                    const void *buf, size_t sizeInBytes)
+{
+    const char *api = "mcblasLtMatrixTransformDescSetAttribute";
+    LIVE(transformDesc, OPEMU_KIND_MCBLASLT_TRANSFORM, "mcblasLtMatrixTransformDesc_t", api);
+    const opemu_lt_field *field = opemu_lt_field_of(transform_fields, COUNT(transform_fields), attr);
+    mcblasStatus_t rc = opemu_lt_check_set(api, field, buf, sizeInBytes);
+    if (rc)
+        return rc;
+    int32_t v;
+    memcpy(&v, buf, 4);
+    int bad = (attr == MCBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE && !storage_type(v)) ||
+              (attr == MCBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE &&
+               v != MCBLASLT_POINTER_MODE_HOST && v != MCBLASLT_POINTER_MODE_DEVICE) ||
+              ((attr == MCBLASLT_MATRIX_TRANSFORM_DESC_TRANSA || attr == MCBLASLT_MATRIX_TRANSFORM_DESC_TRANSB) &&
+               (v < MCBLAS_OP_N || v > MCBLAS_OP_C));
+    if (bad)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %d is not a valid value of attribute %d", api, (int)v,
+                       (int)attr);
+    memcpy((char *)transformDesc + field->offset, buf, field->size);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatrixTransformDescGetAttribute(mcblasLtMatrixTransformDesc_t transformDesc,
+                                                                    mcblasLtMatrixTransformDescAttributes_t attr,
+                                                                    void *buf, size_t sizeInBytes,
+                                                                    size_t *sizeWritten)
+{
+    const char *api = "mcblasLtMatrixTransformDescGetAttribute";
+    LIVE(transformDesc, OPEMU_KIND_MCBLASLT_TRANSFORM, "mcblasLtMatrixTransformDesc_t", api);
+    return opemu_lt_get(api, transformDesc, opemu_lt_field_of(transform_fields, COUNT(transform_fields), attr), buf,
+                        sizeInBytes, sizeWritten);
+}
+
+/* ---- heuristic preferences ---- */
+
+static const opemu_lt_field preference_fields[] = {
+    FIELD(MCBLASLT_MATMUL_PREF_SEARCH_MODE, struct opemu_lt_preference, searchMode),
+    FIELD(MCBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, struct opemu_lt_preference, maxWorkspaceBytes),
+    FIELD(MCBLASLT_MATMUL_PREF_MATH_MODE_MASK, struct opemu_lt_preference, mathModeMask),
+    FIELD(MCBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, struct opemu_lt_preference, reductionSchemeMask),
+    FIELD(MCBLASLT_MATMUL_PREF_GAUSSIAN_MODE_MASK, struct opemu_lt_preference, gaussianModeMask),
+    FIELD(MCBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, struct opemu_lt_preference, alignment[0]),
+    FIELD(MCBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, struct opemu_lt_preference, alignment[1]),
+    FIELD(MCBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, struct opemu_lt_preference, alignment[2]),
+    FIELD(MCBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, struct opemu_lt_preference, alignment[3]),
+    FIELD(MCBLASLT_MATMUL_PREF_MAX_WAVES_COUNT, struct opemu_lt_preference, maxWavesCount),
+    FIELD(MCBLASLT_MATMUL_PREF_POINTER_MODE_MASK, struct opemu_lt_preference, pointerModeMask),
+    FIELD(MCBLASLT_MATMUL_PREF_EPILOGUE_MASK, struct opemu_lt_preference, epilogueMask),
+    FIELD(MCBLASLT_MATMUL_PREF_IMPL_MASK, struct opemu_lt_preference, implMask),
+    FIELD(MCBLASLT_MATMUL_PREF_SM_COUNT_TARGET, struct opemu_lt_preference, smCountTarget),
+};
+
+static mcblasStatus_t preference_init(mcblasLtMatmulPreference_t *out, mcblasLtMatmulPreference_t storage,
+                                      size_t size, const char *api)
+{
+    void *placed = storage;
+    mcblasStatus_t rc = place(out ? (void **)&placed : NULL, storage, size, sizeof(struct opemu_lt_preference),
+                              sizeof(mcblasLtMatmulPreferenceOpaque_t), OPEMU_KIND_MCBLASLT_PREFERENCE, api);
+    if (rc)
+        return rc;
+    struct opemu_lt_preference *p = placed;
+    p->searchMode = MCBLASLT_SEARCH_BEST_FIT;
+    p->mathModeMask = 1;
+    p->reductionSchemeMask = MCBLASLT_REDUCTION_SCHEME_MASK;
+    p->gaussianModeMask = MCBLASLT_3M_MODE_ALLOWED;
+    for (int i = 0; i < 4; i++)
+        p->alignment[i] = 256;
+    p->pointerModeMask = MCBLASLT_POINTER_MODE_MASK_HOST | MCBLASLT_POINTER_MODE_MASK_DEVICE;
+    p->epilogueMask = MCBLASLT_EPILOGUE_DEFAULT;
+    p->implMask = ~(uint64_t)0;
+    p->owned = out != NULL;
+    if (out)
+        *out = placed;
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulPreferenceInit_internal(mcblasLtMatmulPreference_t pref, size_t size)
+{
+    return preference_init(NULL, pref, size, "mcblasLtMatmulPreferenceInit");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulPreferenceCreate(mcblasLtMatmulPreference_t *pref)
+{
+    if (pref == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtMatmulPreferenceCreate: pref is null");
+    return preference_init(pref, NULL, 0, "mcblasLtMatmulPreferenceCreate");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulPreferenceDestroy(mcblasLtMatmulPreference_t pref)
+{
+    return destroy(pref, OPEMU_KIND_MCBLASLT_PREFERENCE, offsetof(struct opemu_lt_preference, owned),
+                   "mcblasLtMatmulPreference_t", "mcblasLtMatmulPreferenceDestroy");
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulPreferenceSetAttribute(mcblasLtMatmulPreference_t pref,
+                                                                 mcblasLtMatmulPreferenceAttributes_t attr,
+                                                                 const void *buf, size_t sizeInBytes)
+{
+    const char *api = "mcblasLtMatmulPreferenceSetAttribute";
+    LIVE(pref, OPEMU_KIND_MCBLASLT_PREFERENCE, "mcblasLtMatmulPreference_t", api);
+    const opemu_lt_field *field = opemu_lt_field_of(preference_fields, COUNT(preference_fields), attr);
+    mcblasStatus_t rc = opemu_lt_check_set(api, field, buf, sizeInBytes);
+    if (rc)
+        return rc;
+    uint32_t v = 0;
+    if (field->size == 4)
+        memcpy(&v, buf, 4);
+    if (attr == MCBLASLT_MATMUL_PREF_SEARCH_MODE && v > MCBLASLT_SEARCH_RESERVED_05)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: search mode %u is not an mcblasLtMatmulSearch_t", api, v);
+    memcpy((char *)pref + field->offset, buf, field->size);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulPreferenceGetAttribute(mcblasLtMatmulPreference_t pref,
+                                                                 mcblasLtMatmulPreferenceAttributes_t attr, void *buf,
+                                                                 size_t sizeInBytes, size_t *sizeWritten)
+{
+    const char *api = "mcblasLtMatmulPreferenceGetAttribute";
+    LIVE(pref, OPEMU_KIND_MCBLASLT_PREFERENCE, "mcblasLtMatmulPreference_t", api);
+    return opemu_lt_get(api, pref, opemu_lt_field_of(preference_fields, COUNT(preference_fields), attr), buf,
+                        sizeInBytes, sizeWritten);
+}
+
+/* ---- logging and the heuristics cache ----
+ * opemu writes no cuBLASLt log (OPEMU_TRACE records every call instead): the settings are recorded, a log
+ * file opened by name is created as the library would create it, the callback is never called. */
+
+static struct {
+    pthread_mutex_t lock;
+    mcblasLtLoggerCallback_t callback;
+    FILE *file;
+    FILE *opened; /* the file mcblasLtLoggerOpenFile opened, closed when replaced */
+    int level;
+    int mask;
+    int disabled;
+    size_t cache_capacity;
+} logger = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, 0, 0, 0, 8192};
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetCallback(mcblasLtLoggerCallback_t callback)
+{
+    pthread_mutex_lock(&logger.lock);
+    logger.callback = callback;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetFile(FILE *file)
+{
+    pthread_mutex_lock(&logger.lock);
+    logger.file = file;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerOpenFile(const char *logFile)
+{
+    if (logFile == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtLoggerOpenFile: logFile is null");
+    FILE *f = fopen(logFile, "a");
+    if (f == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtLoggerOpenFile: cannot open %s", logFile);
+    pthread_mutex_lock(&logger.lock);
+    if (logger.opened != NULL)
+        fclose(logger.opened);
+    logger.opened = logger.file = f;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetLevel(int level)
+{
+    if (level < 0 || level > 5)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtLoggerSetLevel: level %d is outside 0..5", level);
+    pthread_mutex_lock(&logger.lock);
+    logger.level = level;
+    logger.mask = level ? (1 << level) - 1 : 0;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetMask(int mask)
+{
+    pthread_mutex_lock(&logger.lock);
+    logger.mask = mask;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerForceDisable(void)
+{
+    pthread_mutex_lock(&logger.lock);
+    logger.disabled = 1;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtHeuristicsCacheGetCapacity(size_t *capacity)
+{
+    if (capacity == NULL)
+        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtHeuristicsCacheGetCapacity: capacity is null");
+    pthread_mutex_lock(&logger.lock);
+    *capacity = logger.cache_capacity;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcblasStatus_t mcblasLtHeuristicsCacheSetCapacity(size_t capacity)
+{
+    pthread_mutex_lock(&logger.lock);
+    logger.cache_capacity = capacity;
+    pthread_mutex_unlock(&logger.lock);
+    return MCBLAS_STATUS_SUCCESS;
+}
