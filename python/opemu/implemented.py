@@ -99,7 +99,8 @@ MCDNN = frozenset("""
     mcdnnTransformTensorEx
 """.split())
 
-# mcBLAS routines whose arithmetic is Python's (NumPy's BLAS); handles and the rest are C's.
+# mcBLAS and mcBLASLt routines whose arithmetic is Python's (NumPy's BLAS, LAPACK); handles, descriptors and the
+# rest are C's.
 MCBLAS = frozenset("""
     mcblasAsumEx
     mcblasAxpyEx
@@ -108,16 +109,27 @@ MCBLAS = frozenset("""
     mcblasCdgmm
     mcblasCdotc
     mcblasCdotu
+    mcblasCgbmv
     mcblasCgeam
+    mcblasCgelsBatched
     mcblasCgemm
+    mcblasCgemm3m
+    mcblasCgemm3mBatched
+    mcblasCgemm3mEx
+    mcblasCgemm3mStridedBatched
     mcblasCgemmBatched
     mcblasCgemmEx
     mcblasCgemmStridedBatched
     mcblasCgemv
     mcblasCgemvBatched
     mcblasCgemvStridedBatched
+    mcblasCgeqrfBatched
     mcblasCgerc
     mcblasCgeru
+    mcblasCgetrfBatched
+    mcblasCgetriBatched
+    mcblasCgetrsBatched
+    mcblasChbmv
     mcblasChemm
     mcblasChemv
     mcblasCher
@@ -125,6 +137,10 @@ MCBLAS = frozenset("""
     mcblasCher2k
     mcblasCherk
     mcblasCherkx
+    mcblasChpmv
+    mcblasChpr
+    mcblasChpr2
+    mcblasCmatinvBatched
     mcblasCopyEx
     mcblasCrot
     mcblasCrotg
@@ -139,30 +155,47 @@ MCBLAS = frozenset("""
     mcblasCsyr2k
     mcblasCsyrk
     mcblasCsyrkx
+    mcblasCtbmv
+    mcblasCtbsv
+    mcblasCtpmv
+    mcblasCtpsv
+    mcblasCtpttr
     mcblasCtrmm
     mcblasCtrmv
     mcblasCtrsm
     mcblasCtrsmBatched
     mcblasCtrsv
+    mcblasCtrttp
     mcblasDasum
     mcblasDaxpy
     mcblasDcopy
     mcblasDdgmm
     mcblasDdot
+    mcblasDgbmv
     mcblasDgeam
+    mcblasDgelsBatched
     mcblasDgemm
     mcblasDgemmBatched
     mcblasDgemmStridedBatched
     mcblasDgemv
     mcblasDgemvBatched
     mcblasDgemvStridedBatched
+    mcblasDgeqrfBatched
     mcblasDger
+    mcblasDgetrfBatched
+    mcblasDgetriBatched
+    mcblasDgetrsBatched
+    mcblasDmatinvBatched
     mcblasDnrm2
     mcblasDotEx
     mcblasDotcEx
     mcblasDrot
     mcblasDrotg
+    mcblasDsbmv
     mcblasDscal
+    mcblasDspmv
+    mcblasDspr
+    mcblasDspr2
     mcblasDswap
     mcblasDsymm
     mcblasDsymv
@@ -171,11 +204,17 @@ MCBLAS = frozenset("""
     mcblasDsyr2k
     mcblasDsyrk
     mcblasDsyrkx
+    mcblasDtbmv
+    mcblasDtbsv
+    mcblasDtpmv
+    mcblasDtpsv
+    mcblasDtpttr
     mcblasDtrmm
     mcblasDtrmv
     mcblasDtrsm
     mcblasDtrsmBatched
     mcblasDtrsv
+    mcblasDtrttp
     mcblasDzasum
     mcblasDznrm2
     mcblasGemmBatchedEx
@@ -198,6 +237,12 @@ MCBLAS = frozenset("""
     mcblasIsamin
     mcblasIzamax
     mcblasIzamin
+    mcblasLtMatmul
+    mcblasLtMatmulAlgoCheck
+    mcblasLtMatmulAlgoGetHeuristic
+    mcblasLtMatmulAlgoGetIds
+    mcblasLtMatmulAlgoInit
+    mcblasLtMatrixTransform
     mcblasNrm2Ex
     mcblasSasum
     mcblasSaxpy
@@ -211,7 +256,9 @@ MCBLAS = frozenset("""
     mcblasSetMatrixAsync
     mcblasSetVector
     mcblasSetVectorAsync
+    mcblasSgbmv
     mcblasSgeam
+    mcblasSgelsBatched
     mcblasSgemm
     mcblasSgemmBatched
     mcblasSgemmEx
@@ -219,11 +266,20 @@ MCBLAS = frozenset("""
     mcblasSgemv
     mcblasSgemvBatched
     mcblasSgemvStridedBatched
+    mcblasSgeqrfBatched
     mcblasSger
+    mcblasSgetrfBatched
+    mcblasSgetriBatched
+    mcblasSgetrsBatched
+    mcblasSmatinvBatched
     mcblasSnrm2
     mcblasSrot
     mcblasSrotg
+    mcblasSsbmv
     mcblasSscal
+    mcblasSspmv
+    mcblasSspr
+    mcblasSspr2
     mcblasSswap
     mcblasSsymm
     mcblasSsymv
@@ -232,11 +288,17 @@ MCBLAS = frozenset("""
     mcblasSsyr2k
     mcblasSsyrk
     mcblasSsyrkx
+    mcblasStbmv
+    mcblasStbsv
+    mcblasStpmv
+    mcblasStpsv
+    mcblasStpttr
     mcblasStrmm
     mcblasStrmv
     mcblasStrsm
     mcblasStrsmBatched
     mcblasStrsv
+    mcblasStrttp
     mcblasSwapEx
     mcblasZaxpy
     mcblasZcopy
@@ -245,15 +307,23 @@ MCBLAS = frozenset("""
     mcblasZdotu
     mcblasZdrot
     mcblasZdscal
+    mcblasZgbmv
     mcblasZgeam
+    mcblasZgelsBatched
     mcblasZgemm
+    mcblasZgemm3m
     mcblasZgemmBatched
     mcblasZgemmStridedBatched
     mcblasZgemv
     mcblasZgemvBatched
     mcblasZgemvStridedBatched
+    mcblasZgeqrfBatched
     mcblasZgerc
     mcblasZgeru
+    mcblasZgetrfBatched
+    mcblasZgetriBatched
+    mcblasZgetrsBatched
+    mcblasZhbmv
     mcblasZhemm
     mcblasZhemv
     mcblasZher
@@ -261,6 +331,10 @@ MCBLAS = frozenset("""
     mcblasZher2k
     mcblasZherk
     mcblasZherkx
+    mcblasZhpmv
+    mcblasZhpr
+    mcblasZhpr2
+    mcblasZmatinvBatched
     mcblasZrot
     mcblasZrotg
     mcblasZscal
@@ -272,11 +346,17 @@ MCBLAS = frozenset("""
     mcblasZsyr2k
     mcblasZsyrk
     mcblasZsyrkx
+    mcblasZtbmv
+    mcblasZtbsv
+    mcblasZtpmv
+    mcblasZtpsv
+    mcblasZtpttr
     mcblasZtrmm
     mcblasZtrmv
     mcblasZtrsm
     mcblasZtrsmBatched
     mcblasZtrsv
+    mcblasZtrttp
 """.split())
 
 
