@@ -215,6 +215,7 @@ class McdnnOp:
     tensors = {}
     outputs = ()
     host_only = False  # True: compute(a, None) runs at the call, on the host (size queries)
+    raw = ()           # descriptor parameters passed as their C objects, not snapshots
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
