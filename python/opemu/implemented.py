@@ -41,11 +41,15 @@ MCDNN = frozenset("""
     mcdnnActivationBackward
     mcdnnActivationForward
     mcdnnAddTensor
+    mcdnnBackendExecute
+    mcdnnBackendFinalize
     mcdnnBatchNormalizationBackward
     mcdnnBatchNormalizationBackwardEx
     mcdnnBatchNormalizationForwardInference
     mcdnnBatchNormalizationForwardTraining
     mcdnnBatchNormalizationForwardTrainingEx
+    mcdnnCTCLoss
+    mcdnnCTCLoss_v8
     mcdnnConvolutionBackwardBias
     mcdnnConvolutionBackwardData
     mcdnnConvolutionBackwardFilter
@@ -64,26 +68,39 @@ MCDNN = frozenset("""
     mcdnnGetBatchNormalizationBackwardExWorkspaceSize
     mcdnnGetBatchNormalizationForwardTrainingExWorkspaceSize
     mcdnnGetBatchNormalizationTrainingExReserveSpaceSize
+    mcdnnGetCTCLossWorkspaceSize
+    mcdnnGetCTCLossWorkspaceSize_v8
     mcdnnGetConvolutionBackwardDataAlgorithm_v7
     mcdnnGetConvolutionBackwardDataWorkspaceSize
     mcdnnGetConvolutionBackwardFilterAlgorithm_v7
     mcdnnGetConvolutionBackwardFilterWorkspaceSize
     mcdnnGetConvolutionForwardAlgorithm_v7
     mcdnnGetConvolutionForwardWorkspaceSize
+    mcdnnGetMultiHeadAttnBuffers
+    mcdnnGetMultiHeadAttnWeights
     mcdnnGetNormalizationBackwardWorkspaceSize
     mcdnnGetNormalizationForwardTrainingWorkspaceSize
     mcdnnGetNormalizationTrainingReserveSpaceSize
+    mcdnnGetRNNTempSpaceSizes
+    mcdnnGetRNNWeightParams
+    mcdnnGetRNNWeightSpaceSize
     mcdnnGetReductionIndicesSize
     mcdnnGetReductionWorkspaceSize
     mcdnnIm2Col
     mcdnnLRNCrossChannelBackward
     mcdnnLRNCrossChannelForward
+    mcdnnMultiHeadAttnBackwardData
+    mcdnnMultiHeadAttnBackwardWeights
+    mcdnnMultiHeadAttnForward
     mcdnnNormalizationBackward
     mcdnnNormalizationForwardInference
     mcdnnNormalizationForwardTraining
     mcdnnOpTensor
     mcdnnPoolingBackward
     mcdnnPoolingForward
+    mcdnnRNNBackwardData_v8
+    mcdnnRNNBackwardWeights_v8
+    mcdnnRNNForward
     mcdnnReduceTensor
     mcdnnScaleTensor
     mcdnnSetDropoutDescriptor
