@@ -145,7 +145,8 @@ class _Entry:
             for name, desc_name in self.tensor_pairs:
                 pointer, desc = values[name], values[desc_name]
                 if desc is not None and pointer:  # not null
-                    if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
+                    vector = op.vector_types and getattr(desc, "dtype_code", None) in mcdnn.VECTOR
+                    if getattr(desc, "dtype", True) is None and not vector:   # a type the checks left unjudged
                         raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
                                               % (desc_name, mcdnn.type_name(desc.dtype_code)))
                     layout.append((name, pointer, desc.geometry()))
