@@ -2,7 +2,7 @@
 by typed arrays, finalized; graphs, heuristics, plans and variant packs built from Python values."""
 import ctypes
 
-from mc import FLOAT, c_void_p, lib, recent_error
+from mc import FLOAT, c_void_p, lib, packed_strides, recent_error
 
 # mcdnnBackendAttributeType_t
 HANDLE, DATA_TYPE, BOOLEAN, INT64, FLOAT_T, DOUBLE_T, VOID_PTR, CONV_MODE, HEUR_MODE = range(9)
@@ -63,17 +63,9 @@ def build(kind, attributes):
     return d
 
 
-def packed(dims):
-    strides, s = [], 1
-    for x in reversed(dims):
-        strides.insert(0, s)
-        s *= x
-    return strides
-
-
 def tensor(uid, dims, code=FLOAT, virtual=False, strides=None):
     return build("TENSOR", [("T_TYPE", DATA_TYPE, code), ("T_DIMS", INT64, list(dims)),
-                            ("T_STRIDES", INT64, strides or packed(dims)), ("T_UID", INT64, uid),
+                            ("T_STRIDES", INT64, strides or packed_strides(list(dims))), ("T_UID", INT64, uid),
                             ("T_ALIGN", INT64, 16), ("T_VIRTUAL", BOOLEAN, virtual)])
 
 

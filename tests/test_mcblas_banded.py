@@ -5,19 +5,14 @@ import numpy as np
 import pytest
 
 from blas import (INVALID_VALUE, LOWER, NON_UNIT, OP_C, OP_N, OP_T, SUCCESS, TYPES, UNIT, UPPER, Buffer, call, close,
-                  handle, host_ref, matrix, op, random, read_matrix, read_vector, recent_error, scalar, symmetric_from,
+                  handle, host_scalar, matrix, op, random, read_matrix, read_vector, recent_error, symmetric_from,
                   triangle, vector)
 from conftest import opemu_only
 
 pytestmark = [opemu_only]
 assert handle
 LETTERS = ["S", "D", "C", "Z"]
-KEEP = []
-
-
-def host(value, letter):
-    KEEP.append(scalar(value, TYPES[letter]))
-    return host_ref(KEEP[-1])
+host = host_scalar
 
 
 def band_of(a, kl, ku, lda):

@@ -7,18 +7,13 @@ import numpy as np
 import pytest
 
 from blas import (INVALID_VALUE, NOT_SUPPORTED, OP_C, OP_N, OP_T, SUCCESS, TYPES, Buffer, c_longlong, call, close,
-                  handle, host_ref, matrix, op, random, read_matrix, recent_error, scalar)
+                  handle, host_scalar, matrix, op, random, read_matrix, recent_error)
 from conftest import opemu_only
 
 pytestmark = [opemu_only]
 assert handle
 LETTERS = ["S", "D", "C", "Z"]
-KEEP = []
-
-
-def host(value, letter):
-    KEEP.append(scalar(value, TYPES[letter]))
-    return host_ref(KEEP[-1])
+host = host_scalar
 
 
 def batch_of(matrices, letter, ld):

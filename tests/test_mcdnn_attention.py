@@ -10,30 +10,15 @@ import pytest
 import torch
 
 from conftest import opemu_only
-from mc import (BAD_PARAM, DOUBLE, FLOAT, NOT_SUPPORTED, NUMPY, SUCCESS, Desc, DeviceTensor, Handle, c_double,
-                c_int, c_void_p, call, lib, recent_error)
+from mc import (BAD_PARAM, DOUBLE, FLOAT, NOT_SUPPORTED, NUMPY, SUCCESS, Desc, blank, c_double, c_int, c_void_p, call,
+                flat_device, handle, lib, recent_error)
 
 pytestmark = [opemu_only]
+assert handle
 TIME, BATCH, BEAM, VECT = range(4)
 Q_W, K_W, V_W, O_W, Q_B, K_B, V_B, O_B = range(8)
 ONE_TO_ONE, BIASES = 1, 2
 INT32 = 4
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
-def device(values, code):
-    flat = np.asarray(values).reshape(1, 1, -1)
-    return DeviceTensor(Desc(code, list(flat.shape)), flat)
-
-
-def blank(count, code):
-    return DeviceTensor(Desc(code, [1, 1, max(count, 1)]), np.zeros((1, 1, max(count, 1))))
 
 
 class SeqData:
@@ -52,7 +37,7 @@ class SeqData:
                     (c_int * 4)(TIME, BATCH, BEAM, VECT), ctypes.c_size_t(batch * beam),
                     (c_int * (batch * beam))(*np.asarray(lengths).reshape(-1)),
                     None if fill_holder is None else fill_holder.ctypes.data) == 0, recent_error()
-        self.device = device(self.values.transpose(2, 0, 1, 3), code)
+        self.device = flat_device(self.values.transpose(2, 0, 1, 3), code)
 
     def read(self, tensor=None):
         t = tensor or self.device
@@ -143,8 +128,8 @@ def load(att, mha, p):
 def run_forward(att, q, k, v, o_len, lo, hi, training, residuals=None, curr=-1):
     out = SeqData(att.code, np.zeros(q.values.shape[:3] + (o_len,)), np.full(q.values.shape[:2], q.values.shape[2]))
     reserve = blank(att.reserve_bytes, 6) if training else None
-    qo = device(np.array([q.values.shape[2]] * q.values.shape[0], np.int32), INT32)
-    kv = device(np.array([k.values.shape[2]] * k.values.shape[0], np.int32), INT32)
+    qo = flat_device(np.array([q.values.shape[2]] * q.values.shape[0], np.int32), INT32)
+    kv = flat_device(np.array([k.values.shape[2]] * k.values.shape[0], np.int32), INT32)
     status = call("mcdnnMultiHeadAttnForward", att.h, att.handle, c_int(curr), (c_int * len(lo))(*lo),
                   (c_int * len(hi))(*hi), qo.address, kv.address, q.handle, q.device.address,
                   residuals.device.address if residuals is not None else None, k.handle, k.device.address, v.handle,

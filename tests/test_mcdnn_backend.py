@@ -12,18 +12,12 @@ import torch
 from backend import (BACKEND_DESCRIPTOR, DATA_TYPE, DOUBLE_T, FLOAT_T, HEUR_MODE, INT64, REDUCTION_OPERATOR,
                      A, build, conv_desc, create, execute, finalize, graph, plan_for, pointwise, set_attr, tensor)
 from conftest import opemu_only
-from mc import (BAD_PARAM, FLOAT, NOT_SUPPORTED, SUCCESS, Desc, DeviceTensor, Handle, c_void_p, lib, recent_error,
+from mc import (BAD_PARAM, FLOAT, NOT_SUPPORTED, SUCCESS, Desc, DeviceTensor, c_void_p, handle, lib, recent_error,
                 scale)
 
 pytestmark = [opemu_only]
+assert handle
 NOT_INITIALIZED = 1
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
 
 
 def device_array(values):
@@ -95,20 +89,15 @@ def test_convolution_backward_graphs_match_torch(handle, direction):
     tx, tw = torch.tensor(xv, requires_grad=True), torch.tensor(wv, requires_grad=True)
     torch.nn.functional.conv2d(tx, tw, padding=1).backward(torch.tensor(gv))
     dy = device_array(gv)
-    if direction == "data":
-        w, dx = device_array(wv), device_array(np.zeros(xv.shape))
-        op = build("OP_CONV_BWD_DATA", [("BWD_DATA_W", BACKEND_DESCRIPTOR, tensor(1, wv.shape)),
-                                        ("BWD_DATA_DY", BACKEND_DESCRIPTOR, tensor(2, gv.shape)),
-                                        ("BWD_DATA_DX", BACKEND_DESCRIPTOR, tensor(3, xv.shape)),
-                                        ("BWD_DATA_DESC", BACKEND_DESCRIPTOR, conv_desc())])
-        pointers, expected, out = [w.address, dy.address, dx.address], tx.grad, dx
-    else:
-        x, dw = device_array(xv), device_array(np.zeros(wv.shape))
-        op = build("OP_CONV_BWD_FILTER", [("BWD_FILTER_X", BACKEND_DESCRIPTOR, tensor(1, xv.shape)),
-                                          ("BWD_FILTER_DY", BACKEND_DESCRIPTOR, tensor(2, gv.shape)),
-                                          ("BWD_FILTER_DW", BACKEND_DESCRIPTOR, tensor(3, wv.shape)),
-                                          ("BWD_FILTER_DESC", BACKEND_DESCRIPTOR, conv_desc())])
-        pointers, expected, out = [x.address, dy.address, dw.address], tw.grad, dw
+    kind, prefix, (given_role, given), (out_role, out_shape), expected = (
+        ("OP_CONV_BWD_DATA", "BWD_DATA_", ("W", wv), ("DX", xv.shape), tx.grad) if direction == "data" else
+        ("OP_CONV_BWD_FILTER", "BWD_FILTER_", ("X", xv), ("DW", wv.shape), tw.grad))
+    operand, out = device_array(given), device_array(np.zeros(out_shape))
+    op = build(kind, [(prefix + given_role, BACKEND_DESCRIPTOR, tensor(1, given.shape)),
+                      (prefix + "DY", BACKEND_DESCRIPTOR, tensor(2, gv.shape)),
+                      (prefix + out_role, BACKEND_DESCRIPTOR, tensor(3, out_shape)),
+                      (prefix + "DESC", BACKEND_DESCRIPTOR, conv_desc())])
+    pointers = [operand.address, dy.address, out.address]
     plan = plan_for(handle, graph(handle, [op]))
     assert execute(handle, plan, [1, 2, 3], pointers) == SUCCESS, recent_error()
     sync()

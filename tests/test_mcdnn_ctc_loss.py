@@ -8,21 +8,15 @@ import pytest
 import torch
 
 from conftest import opemu_only
-from mc import (BAD_PARAM, DOUBLE, FLOAT, NOT_SUPPORTED, SUCCESS, Desc, DeviceTensor, Handle, c_int, c_void_p,
-                call, lib, recent_error)
+from mc import (BAD_PARAM, DOUBLE, FLOAT, NOT_SUPPORTED, SUCCESS, Desc, DeviceTensor, c_int, c_void_p, call, handle,
+                lib, recent_error)
 
 pytestmark = [opemu_only]
+assert handle
 DETERMINISTIC, NON_DETERMINISTIC = 0, 1
 NORM_NONE, NORM_SOFTMAX = 0, 1
 NOT_PROPAGATE, PROPAGATE = 0, 1
 INT32 = 4
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
 
 
 class Problem:

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from conftest import opemu_only
-from mc import DOUBLE, FLOAT, HALF, Desc, DeviceTensor, Handle, call, recent_error, scale
+from mc import (DOUBLE, FLOAT, HALF, Desc, DeviceTensor, call, handle, recent_error, scale)
 from test_mcdnn_batchnorm import (BN, OPS_ACTIVATION, OPS_ADD_ACTIVATION, OPS_BN, PER_ACTIVATION, SPATIAL,
                                   SPATIAL_PERSISTENT, device_bytes, ex_backward, ex_forward, make_activation,
                                   size_query, torch_reference)
@@ -17,15 +17,9 @@ from test_mcdnn_ops import make_pooling, output_dims
 from mc import c_int
 
 pytestmark = [opemu_only]
+assert handle
 MODES = {PER_ACTIVATION: "per-activation", SPATIAL: "spatial", SPATIAL_PERSISTENT: "spatial-persistent"}
 OPS = {OPS_BN: "bn", OPS_ACTIVATION: "bn-relu", OPS_ADD_ACTIVATION: "bn-add-relu"}
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
 
 
 @pytest.mark.parametrize("dims", [(3, 4, 5, 6), (2, 3, 4, 3, 5)], ids=["4d", "5d"])

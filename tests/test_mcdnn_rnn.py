@@ -10,29 +10,13 @@ import pytest
 import torch
 
 from conftest import opemu_only
-from mc import (BAD_PARAM, DOUBLE, FLOAT, HALF, NOT_SUPPORTED, NUMPY, SUCCESS, Desc, DeviceTensor, Handle,
-                c_int, c_void_p, call, lib, recent_error)
+from mc import (BAD_PARAM, DOUBLE, FLOAT, NOT_SUPPORTED, NUMPY, SUCCESS, Desc, blank, c_int, c_void_p, call,
+                flat_device, handle, lib, recent_error)
 from rnn import (BATCH_MAJOR_UNPACKED, GRU, INFERENCE, LSTM, NO_BIAS, RELU, RNN, SEQ_MAJOR_PACKED,
                  SEQ_MAJOR_UNPACKED, SKIP_INPUT, TANH, TRAINING, DataDesc, nd_dims, size_t, torch_module)
 
 pytestmark = [opemu_only]
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
-def device(values, code):
-    values = np.asarray(values)
-    flat = values.reshape(1, 1, -1)
-    return DeviceTensor(Desc(code, list(flat.shape)), flat)
-
-
-def blank(count, code):
-    return DeviceTensor(Desc(code, [1, 1, max(count, 1)]), np.zeros((1, 1, max(count, 1))))
+assert handle
 
 
 def read(tensor, count=None):
@@ -69,13 +53,13 @@ class Case:
                     ctypes.byref(work), ctypes.byref(reserve)) == SUCCESS, recent_error()
         self.work, self.reserve = blank(work.value, 6), blank(reserve.value, 6)   # UINT8
         self.work_bytes, self.reserve_bytes = work.value, reserve.value
-        self.seq = device(np.array(lengths, np.int32), 4)
+        self.seq = flat_device(np.array(lengths, np.int32), 4)
 
     def forward(self):
         d = self.x_desc
-        self.dx_in = device(d.pack(self.x), self.code)
+        self.dx_in = flat_device(d.pack(self.x), self.code)
         self.y = blank(self.y_desc.elements, self.code)
-        self.dhx_in, self.dcx_in = device(self.hx, self.code), device(self.cx, self.code)
+        self.dhx_in, self.dcx_in = flat_device(self.hx, self.code), flat_device(self.cx, self.code)
         self.hy, self.cy = blank(self.hx.size, self.code), blank(self.cx.size, self.code)
         lstm = self.rnn.cell == LSTM
         status = call("mcdnnRNNForward", self.h, self.rnn.handle, c_int(TRAINING), self.seq.address, d.handle,
@@ -100,8 +84,8 @@ class Case:
 
     def backward(self, gy, ghy, gcy):
         lstm = self.rnn.cell == LSTM
-        dy = device(self.y_desc.pack(gy), self.code)
-        dhy, dcy = device(ghy, self.code), device(gcy, self.code)
+        dy = flat_device(self.y_desc.pack(gy), self.code)
+        dhy, dcy = flat_device(ghy, self.code), flat_device(gcy, self.code)
         dx, dhx, dcx = blank(self.x_desc.elements, self.code), blank(self.hx.size, self.code), blank(self.cx.size,
                                                                                                       self.code)
         assert call("mcdnnRNNBackwardData_v8", self.h, self.rnn.handle, self.seq.address, self.y_desc.handle,

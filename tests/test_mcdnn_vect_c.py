@@ -9,21 +9,15 @@ import pytest
 import torch
 
 from conftest import opemu_only
-from mc import (BAD_PARAM, FLOAT, INT8, INT8x4, INT8x32, INT32, NOT_SUPPORTED, SUCCESS, UINT8, UINT8x4, Desc,
-                Handle, c_void_p, ints, lib, nhwc_strides, recent_error, scale)
+from mc import (BAD_PARAM, FLOAT, INT32, INT8, NOT_SUPPORTED, SUCCESS, UINT8, Desc, INT8x32, INT8x4, UINT8x4, c_void_p,
+                handle, ints, lib, nhwc_strides, recent_error, scale)
 
 pytestmark = [opemu_only]
+assert handle
 NCHW, NHWC, VECT_C = 0, 1, 2
 IMPLICIT_GEMM, PRECOMP_GEMM, GEMM = 0, 1, 2
 CROSS_CORRELATION = 1
 VECTOR = {INT8x4: 4, UINT8x4: 4, INT8x32: 32}
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
 
 
 def tensor_desc(code, dims, fmt=VECT_C):

@@ -4,6 +4,7 @@
  *
  * Rules are cuDNN 8.9's, renamed: a NULL, destroyed or foreign descriptor, an enum outside its values or a
  * size that cannot be is BAD_PARAM; a valid configuration cuDNN has no kernel for is NOT_SUPPORTED. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mcdnn_more.h"
@@ -152,48 +153,55 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetRNNDescriptor_v8(mcdnnRNNDescriptor_t rnnDesc
     return MCDNN_STATUS_SUCCESS;
 }
 
-OPEMU_EXPORT mcdnnStatus_t mcdnnSetRNNMatrixMathType(mcdnnRNNDescriptor_t rnnDesc, mcdnnMathType_t mType)
+/* One enumerated field of a live RNN descriptor: set (a value in [0, max]) or read into *out. */
+static mcdnnStatus_t set_rnn_enum(mcdnnRNNDescriptor_t rnnDesc, size_t offset, int value, int max, const char *type,
+                                  const char *api)
 {
-    struct mcdnnRNNStruct *d = LIVE_RNN(rnnDesc, "mcdnnSetRNNMatrixMathType");
+    struct mcdnnRNNStruct *d = LIVE_RNN(rnnDesc, api);
     if (d == NULL)
         return MCDNN_STATUS_BAD_PARAM;
-    if ((unsigned)mType > MCDNN_FMA_MATH)
-        return MORE_BAD("mcdnnSetRNNMatrixMathType: invalid mcdnnMathType_t %d", (int)mType);
-    d->mathType = mType;
+    if (value < 0 || value > max)
+        return MORE_BAD("%s: invalid %s %d", api, type, value);
+    memcpy((char *)d + offset, &(int32_t){value}, sizeof(int32_t));
     return MCDNN_STATUS_SUCCESS;
+}
+
+static mcdnnStatus_t get_rnn_enum(mcdnnRNNDescriptor_t rnnDesc, size_t offset, int *out, const char *name,
+                                  const char *api)
+{
+    struct mcdnnRNNStruct *d = LIVE_RNN(rnnDesc, api);
+    if (d == NULL)
+        return MCDNN_STATUS_BAD_PARAM;
+    if (out == NULL)
+        return MORE_BAD("%s: %s is null", api, name);
+    int32_t value;
+    memcpy(&value, (char *)d + offset, sizeof value);
+    *out = value;
+    return MCDNN_STATUS_SUCCESS;
+}
+
+OPEMU_EXPORT mcdnnStatus_t mcdnnSetRNNMatrixMathType(mcdnnRNNDescriptor_t rnnDesc, mcdnnMathType_t mType)
+{
+    return set_rnn_enum(rnnDesc, offsetof(struct mcdnnRNNStruct, mathType), (int)mType, MCDNN_FMA_MATH,
+                        "mcdnnMathType_t", "mcdnnSetRNNMatrixMathType");
 }
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnGetRNNMatrixMathType(mcdnnRNNDescriptor_t rnnDesc, mcdnnMathType_t *mType)
 {
-    struct mcdnnRNNStruct *d = LIVE_RNN(rnnDesc, "mcdnnGetRNNMatrixMathType");
-    if (d == NULL)
-        return MCDNN_STATUS_BAD_PARAM;
-    if (mType == NULL)
-        return MORE_BAD("mcdnnGetRNNMatrixMathType: mType is null");
-    *mType = (mcdnnMathType_t)d->mathType;
-    return MCDNN_STATUS_SUCCESS;
+    return get_rnn_enum(rnnDesc, offsetof(struct mcdnnRNNStruct, mathType), (int *)mType, "mType",
+                        "mcdnnGetRNNMatrixMathType");
 }
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnSetRNNBiasMode(mcdnnRNNDescriptor_t rnnDesc, mcdnnRNNBiasMode_t biasMode)
 {
-    struct mcdnnRNNStruct *d = LIVE_RNN(rnnDesc, "mcdnnSetRNNBiasMode");
-    if (d == NULL)
-        return MCDNN_STATUS_BAD_PARAM;
-    if ((unsigned)biasMode > MCDNN_RNN_SINGLE_REC_BIAS)
-        return MORE_BAD("mcdnnSetRNNBiasMode: invalid mcdnnRNNBiasMode_t %d", (int)biasMode);
-    d->biasMode = biasMode;
-    return MCDNN_STATUS_SUCCESS;
+    return set_rnn_enum(rnnDesc, offsetof(struct mcdnnRNNStruct, biasMode), (int)biasMode, MCDNN_RNN_SINGLE_REC_BIAS,
+                        "mcdnnRNNBiasMode_t", "mcdnnSetRNNBiasMode");
 }
 
 OPEMU_EXPORT mcdnnStatus_t mcdnnGetRNNBiasMode(mcdnnRNNDescriptor_t rnnDesc, mcdnnRNNBiasMode_t *biasMode)
 {
-    struct mcdnnRNNStruct *d = LIVE_RNN(rnnDesc, "mcdnnGetRNNBiasMode");
-    if (d == NULL)
-        return MCDNN_STATUS_BAD_PARAM;
-    if (biasMode == NULL)
-        return MORE_BAD("mcdnnGetRNNBiasMode: biasMode is null");
-    *biasMode = (mcdnnRNNBiasMode_t)d->biasMode;
-    return MCDNN_STATUS_SUCCESS;
+    return get_rnn_enum(rnnDesc, offsetof(struct mcdnnRNNStruct, biasMode), (int *)biasMode, "biasMode",
+                        "mcdnnGetRNNBiasMode");
 }
 
 /* LSTM cell clipping: the cell state is clamped to [lclip, rclip] after each step (clipNanOpt: whether a

@@ -13,7 +13,7 @@ import numpy as np
 from opemu.core.mcblas import (DIAGS, FILLS, LOWER, N, TRANSPOSES, TYPES, Scalar, blend, blended, invalid, leading,
                                matrix, nonnegative, nonzero_increment, one_of, op, vector, view)
 from opemu.ops.mcblas import family, letters
-from opemu.ops.mcblas.level2 import full_from_triangle, solve, triangle
+from opemu.ops.mcblas.level2 import full_from_triangle, rank_update_product, solve, triangle
 
 
 def _band_positions(rows, cols, lower, upper):
@@ -131,13 +131,9 @@ def packed_update(name, c):
         return None
     ap, x = vector(c.AP, c.n * (c.n + 1) // 2, 1, t), vector(c.x, c.n, c.incx, t)
     y = vector(c.y, c.n, c.incy, t) if two else x
-    h = np.conj if hermitian else (lambda v: v)
 
     def run():
-        xv, yv, alpha_value = view(x), view(y), alpha.value()
-        update = np.outer(alpha_value * xv, h(yv))
-        if two:
-            update = update + np.outer((np.conj(alpha_value) if hermitian else alpha_value) * yv, h(xv))
+        update = rank_update_product(view(x), view(y), alpha.value(), two, hermitian)
         index, i, j = _packed_positions(c.n, c.uplo)
         packed = view(ap, "rw")
         packed[index] += update[i, j].astype(t)
