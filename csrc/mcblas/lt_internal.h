@@ -25,4 +25,25 @@ mcblasStatus_t opemu_lt_get(const char *api, const void *object, const opemu_lt_
 /* Writing one: buf given and sizeInBytes the attribute's size. */
 mcblasStatus_t opemu_lt_check_set(const char *api, const opemu_lt_field *field, const void *buf, size_t sizeInBytes);
 
+/* An attribute table's entry and its length. */
+#define FIELD(attr, type, member) {attr, offsetof(type, member), sizeof(((type *)0)->member)}
+#define COUNT(table) (sizeof(table) / sizeof(table[0]))
+
+/* INVALID_VALUE from the calling entry point unless `object` is a live object of `kind`. */
+#define LIVE(object, kind, type, api)                                                                   \
+    do {                                                                                                \
+        if ((object) == NULL || !opemu_handle_is((object), (kind)))                                      \
+            return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: %p is not a live %s", api, (void *)(object), \
+                           type);                                                                       \
+    } while (0)
+
+/* Storage of `size` bytes for a descriptor of `need` bytes: the program's (*Init: out NULL) or a new block of
+ * `opaque` bytes (*Create), registered as `kind`. */
+mcblasStatus_t opemu_lt_place(void **out, void *storage, size_t size, size_t need, size_t opaque, int kind,
+                              const char *api);
+/* Unregisters a descriptor and frees it unless its storage was the program's (the int at owned_offset). */
+mcblasStatus_t opemu_lt_destroy(void *object, int kind, int owned_offset, const char *type, const char *api);
+/* 1 for a macaDataType a matrix may hold. */
+int opemu_lt_storage_type(int type);
+
 #endif
