@@ -10,7 +10,6 @@ NORM2, MUL_NO_ZEROS)."""
 import math
 
 import numpy as np
-import scipy.special
 
 from opemu.core import mcdnn
 from opemu.core.headers import enum
@@ -20,16 +19,21 @@ REDUCE = enum("mcdnn/mcdnn_ops_infer.h", "mcdnnReduceTensorOp_t")
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
+def _erf(x):
+    import scipy.special   # on first use: importing it costs a process's first call ~170 ms
+    return scipy.special.erf(x)
+
+
 def _sigmoid(x):
-    return scipy.special.expit(x)
+    return 0.5 * (1 + np.tanh(0.5 * x))
 
 
 def _gelu(x):
-    return 0.5 * x * (1 + scipy.special.erf(x / math.sqrt(2)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
 def _gelu_grad(x):
-    return 0.5 * (1 + scipy.special.erf(x / math.sqrt(2))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    return 0.5 * (1 + _erf(x / math.sqrt(2))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
 
 
 def _gelu_tanh(x):
@@ -76,7 +80,7 @@ FORWARD = {
     P["MCDNN_POINTWISE_FLOOR"]: lambda x, p: np.floor(x), P["MCDNN_POINTWISE_LOG"]: lambda x, p: np.log(x),
     P["MCDNN_POINTWISE_NEG"]: lambda x, p: -x, P["MCDNN_POINTWISE_RSQRT"]: lambda x, p: 1 / np.sqrt(x),
     P["MCDNN_POINTWISE_SIN"]: lambda x, p: np.sin(x), P["MCDNN_POINTWISE_SQRT"]: lambda x, p: np.sqrt(x),
-    P["MCDNN_POINTWISE_TAN"]: lambda x, p: np.tan(x), P["MCDNN_POINTWISE_ERF"]: lambda x, p: scipy.special.erf(x),
+    P["MCDNN_POINTWISE_TAN"]: lambda x, p: np.tan(x), P["MCDNN_POINTWISE_ERF"]: lambda x, p: _erf(x),
     P["MCDNN_POINTWISE_IDENTITY"]: lambda x, p: x, P["MCDNN_POINTWISE_RECIPROCAL"]: lambda x, p: 1 / x,
     P["MCDNN_POINTWISE_LOGICAL_NOT"]: lambda x, p: (x == 0).astype(x.dtype),
     P["MCDNN_POINTWISE_RELU_FWD"]: _relu, P["MCDNN_POINTWISE_TANH_FWD"]: lambda x, p: np.tanh(x),
