@@ -257,6 +257,11 @@ def test_layout_attributes_and_init_in_the_programs_storage():
     assert lib().mcblasLtMatrixLayoutInit_internal(small, ctypes.sizeof(small), R_32F, 3, 4, 5) == 3  # ALLOC_FAILED
 
 
+def test_init_in_storage_that_is_not_writable_memory_is_invalid():
+    wild = ctypes.c_void_p(0x10)
+    assert lib().mcblasLtMatrixLayoutInit_internal(wild, 64, R_32F, 3, 4, 5) == INVALID_VALUE
+
+
 def test_a_destroyed_handle_is_not_initialized(lt):
     dead = Handle()
     dead.destroy()

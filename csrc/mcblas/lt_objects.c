@@ -6,9 +6,11 @@
  * Rules are cuBLASLt 11's, renamed: a handle that is NULL, destroyed or foreign is NOT_INITIALIZED; a
  * descriptor or attribute argument that is NULL, the wrong size or out of range is INVALID_VALUE; storage
  * given to *Init smaller than the descriptor is ALLOC_FAILED. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lt_internal.h"
 
 _Static_assert(sizeof(struct opemu_lt_layout) <= sizeof(mcblasLtMatrixLayoutOpaque_t), "layout storage");
@@ -103,6 +105,20 @@ OPEMU_EXPORT mcblasStatus_t mcblasLtDestroy(mcblasLtHandle_t lightHandle)
 
 /* ---- descriptors in semi-opaque storage ---- */
 
+/* Zeroes n bytes of the program's memory at p, or answers 0 when they are not writable: the kernel fills them
+ * from /dev/zero and reports a fault instead of raising it, so a wild pointer given to *Init is an error. */
+static int zero_host(void *p, size_t n)
+{
+    int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        memset(p, 0, n);
+        return 1;
+    }
+    ssize_t got = read(fd, p, n);
+    close(fd);
+    return got == (ssize_t)n;
+}
+
 /* Storage of `size` bytes for a descriptor of `need` bytes: the program's (Init) or a new block (Create). */
 mcblasStatus_t opemu_lt_place(void **out, void *storage, size_t size, size_t need, size_t opaque, int kind,
                               const char *api)
@@ -118,7 +134,8 @@ mcblasStatus_t opemu_lt_place(void **out, void *storage, size_t size, size_t nee
         if (size < need)
             return lt_fail(MCBLAS_STATUS_ALLOC_FAILED, "%s: the storage of %zu bytes is smaller than the descriptor's "
                            "%zu", api, size, need);
-        memset(storage, 0, need);
+        if (!zero_host(storage, need))
+            return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "%s: the storage at %p is not writable memory", api, storage);
     }
     opemu_handle_add(storage, kind);
     return MCBLAS_STATUS_SUCCESS;
