@@ -3,7 +3,12 @@
 #define OPEMU_MCBLAS_LT_INTERNAL_H
 
 #include <stddef.h>
-#include "../internal.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/hooks.h"
+#include "core/stream.h"
+#include "mc/mc.h"
+#include "mcblas/lt_descriptors.h"
 
 /* Records the message (aclGetRecentErrMsg, the log) and answers the status. */
 #define lt_fail(status, ...) ((mcblasStatus_t)opemu_fail((status), __VA_ARGS__))

@@ -1,7 +1,7 @@
 /* mcBLASLt objects: the handle, matrix layouts and matmul descriptors, versions and status strings (the
  * transform descriptors, preferences, logger and heuristics cache: lt_settings.c). Cheap calls, all in C;
  * the matmul, the transform and the algorithm queries that judge a problem are Python entry points
- * (python/opemu/ops/mcblas/lt_*.py) reading these structs (lt_bridge.h).
+ * (python/opemu/ops/mcblas/lt_*.py) reading these structs (lt_descriptors.h).
  *
  * Rules are cuBLASLt 11's, renamed: a handle that is NULL, destroyed or foreign is NOT_INITIALIZED; a
  * descriptor or attribute argument that is NULL, the wrong size or out of range is INVALID_VALUE; storage

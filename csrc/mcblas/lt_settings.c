@@ -1,5 +1,6 @@
 /* mcBLASLt settings objects: matrix transform descriptors, heuristic preferences, the logger settings and the
  * heuristics cache capacity (rules as lt_objects.c says). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* mcDNN objects of the multi-head attention routines: attention descriptors and sequence-data
  * descriptors. Cheap calls, all in C; the buffer and weight queries and the routines are Python
- * (python/opemu/ops/mcdnn/attention*.py) reading these structs (adv_bridge.h). Rules are cuDNN 8.9's. */
+ * (python/opemu/ops/mcdnn/attention*.py) reading these structs (adv_descriptors.h). Rules are cuDNN 8.9's. */
 #include <stdlib.h>
 #include <string.h>
-#include "mcdnn_more.h"
+#include "mcdnn_internal.h"
 
 #define LIVE_ATTN(p, api) ((struct mcdnnAttnStruct *)opemu_mcdnn_live((p), OPEMU_KIND_MCDNN_ATTENTION, \
                                                                        "mcdnnAttnDescriptor_t", (api)))

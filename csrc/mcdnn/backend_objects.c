@@ -13,7 +13,7 @@
  * one not finalized: NOT_INITIALIZED; a descriptor type opemu does not emulate: NOT_SUPPORTED at create. */
 #include <stdlib.h>
 #include <string.h>
-#include "mcdnn_more.h"
+#include "mcdnn_internal.h"
 
 #define ANY_COUNT 1024 /* the longest array attribute accepted */
 #define ALPHA_TYPES (1 << MCDNN_TYPE_FLOAT | 1 << MCDNN_TYPE_DOUBLE)

@@ -1,13 +1,13 @@
 /* mcDNN objects of the RNN (v8 API) and CTC-loss routines: RNN descriptors, RNN data descriptors, CTC-loss
  * descriptors. Cheap calls, all in C; the routines, the weight-space queries and the temporary-space
- * queries are Python (python/opemu/ops/mcdnn/rnn*.py, ctc_loss.py) reading these structs (adv_bridge.h).
+ * queries are Python (python/opemu/ops/mcdnn/rnn*.py, ctc_loss.py) reading these structs (adv_descriptors.h).
  *
  * Rules are cuDNN 8.9's, renamed: a NULL, destroyed or foreign descriptor, an enum outside its values or a
  * size that cannot be is BAD_PARAM; a valid configuration cuDNN has no kernel for is NOT_SUPPORTED. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mcdnn_more.h"
+#include "mcdnn_internal.h"
 
 #define LIVE_RNN(p, api) ((struct mcdnnRNNStruct *)opemu_mcdnn_live((p), OPEMU_KIND_MCDNN_RNN, "mcdnnRNNDescriptor_t", (api)))
 #define LIVE_DATA(p, api) ((struct mcdnnRNNDataStruct *)opemu_mcdnn_live((p), OPEMU_KIND_MCDNN_RNN_DATA, \

@@ -2,7 +2,7 @@
  * vector of 4 or 32 consecutive channels, so memory is N x C/v x spatial… x v bytes. Dims stay the logical
  * ones (C counts channels, a multiple of v); strides count vectors, the channel stride stepping from one
  * vector of channels to the next. Vector types go only with VECT_C and VECT_C only with vector types. */
-#include "mcdnn_more.h"
+#include "mcdnn_internal.h"
 
 int opemu_mcdnn_vector_length(int dataType)
 {
