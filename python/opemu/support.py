@@ -25,7 +25,7 @@ SOURCES = [
                                    "ops-cv@6ae87653; operators under experimental/ are not shipped"),
     ("MACA runtime (mcr/)", "the CUDA 11.8 runtime API MACA mirrors, under MACA names"),
     ("mcDNN (mcdnn/)", "the cuDNN 8.9.1 API mcDNN mirrors, by sub-library, under MACA names"),
-    ("mcBLAS (mcblas/)", "the cuBLAS 11.11 v2 API mcBLAS mirrors, under MACA names"),
+    ("mcBLAS (mcblas/)", "the cuBLAS 11.11 v2 API and cuBLASLt API mcBLAS mirrors, under MACA names"),
 ]
 _ROUTES = {"c": "implemented (C)", "python": "implemented (Python)", "launch": "implemented (C launcher)",
            "none": "not supported"}
