@@ -20,24 +20,26 @@ NOT = per_line("INT16 INT32 INT64 INT8 UINT8 BOOL", regbase="INT8 INT16 INT32 IN
 SHIFTABLE = lambda: codes("INT8 INT16 INT32 INT64 UINT8 UINT16 UINT32 UINT64")
 
 
-def _counts(x, shift):
-    """(count clamped to [0, bits - 1] in x's dtype, mask of counts outside [0, bits))."""
+def _in_range(x, shift):
+    """Whether every count lies in [0, bits) (then the shift is the plain ufunc), and the bit width."""
     bits = x.dtype.itemsize * 8
     shift = np.asarray(shift)
-    outside = (shift < 0) | (shift >= bits) if shift.dtype.kind == "i" else shift >= bits
-    return np.clip(shift, 0, bits - 1).astype(x.dtype), outside
+    return shift.size == 0 or (shift.min() >= 0 and shift.max() < bits), bits
 
 
 def _left_shift(x, shift, out=None):
-    count, outside = _counts(x, shift)
-    result = np.left_shift(x, count, out=out)
-    np.copyto(result, 0, where=outside)
+    plain, bits = _in_range(x, shift)
+    if plain:
+        return np.left_shift(x, shift, out=out)
+    shift = np.asarray(shift)
+    result = np.left_shift(x, np.clip(shift, 0, bits - 1).astype(x.dtype), out=out)
+    np.copyto(result, 0, where=(shift < 0) | (shift >= bits))
     return result
 
 
 def _right_shift(x, shift, out=None):
-    count, _ = _counts(x, shift)
-    return np.right_shift(x, count, out=out)
+    plain, bits = _in_range(x, shift)
+    return np.right_shift(x, shift if plain else np.clip(shift, 0, bits - 1).astype(x.dtype), out=out)
 
 
 ROWS = (

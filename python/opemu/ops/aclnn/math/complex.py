@@ -45,7 +45,9 @@ def _real(x, out=None):
 def _angle(x, out=None):
     if x.dtype.kind == "c":
         return into(np.angle(x), out)
-    return into(np.where(np.isnan(x), x, np.where(x < 0, x.dtype.type(np.pi), x.dtype.type(0))), out)
+    result = np.multiply(x < 0, x.dtype.type(np.pi), dtype=x.dtype)
+    np.copyto(result, x, where=np.isnan(x))
+    return into(result, out)
 
 
 def _masked_scale(x, mask, scale, out=None):

@@ -66,10 +66,8 @@ def _square(x, out=None):
 def _nan_to_num(x, nan, posinf, neginf, out=None):
     if x.dtype.kind not in "f":
         return into(x, out)
-    result = np.where(np.isnan(x), x.dtype.type(nan), x)
-    result = np.where(np.isposinf(x), x.dtype.type(posinf), result)
-    result = np.where(np.isneginf(x), x.dtype.type(neginf), result)
-    return into(result, out)
+    kind = x.dtype.type
+    return into(np.nan_to_num(x, nan=kind(nan), posinf=kind(posinf), neginf=kind(neginf)), out)
 
 
 def _sign_dtypes(a):

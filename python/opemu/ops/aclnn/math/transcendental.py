@@ -43,10 +43,6 @@ def _reciprocal(x, out=None):
     return np.divide(1, x, out=out)
 
 
-def _exp2(x, out=None):
-    return np.power(x.dtype.type(2), x, out=out)
-
-
 def _x_times(log):
     """x * log(y), 0 where x is 0 and y is not NaN (XLogY, Xlog1py)."""
     def kernel(x, y, out=None):
@@ -116,7 +112,7 @@ ROWS = (
     Row("Log2", np.log2, COMPLEX_IN, out=per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16"),
         result="float", inplace_dtypes=COMPLEX_SELFREF),
     Row("Log10", np.log10, LOG10_IN, result="float", inplace_dtypes=COMPLEX_SELFREF),
-    Row("Exp2", _exp2, per_product("FLOAT INT32 INT64 FLOAT16 INT8 UINT8 DOUBLE INT16 BOOL", "BF16"), result="float",
+    Row("Exp2", np.exp2, per_product("FLOAT INT32 INT64 FLOAT16 INT8 UINT8 DOUBLE INT16 BOOL", "BF16"), result="float",
         inplace_dtypes=REAL_SELFREF),
     Row("Reciprocal", _reciprocal, RECIPROCAL_IN, out=per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16"),
         result="float", inplace_dtypes=COMPLEX_SELFREF, castable=False),
