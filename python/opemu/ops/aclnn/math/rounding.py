@@ -64,10 +64,12 @@ def _square(x, out=None):
 
 
 def _nan_to_num(x, nan, posinf, neginf, out=None):
-    if x.dtype.kind not in "f":
-        return into(x, out)
-    kind = x.dtype.type
-    return into(np.nan_to_num(x, nan=kind(nan), posinf=kind(posinf), neginf=kind(neginf)), out)
+    result = into(x, out) if out is not None else x.copy()
+    if x.dtype.kind == "f":
+        kind = x.dtype.type
+        for value, where in ((nan, np.isnan(x)), (posinf, x == np.inf), (neginf, x == -np.inf)):
+            np.copyto(result, kind(value), where=where)
+    return result
 
 
 def _sign_dtypes(a):
