@@ -12,7 +12,6 @@ Decisions: Log1p casts an integral input to out's dtype rather than FLOAT (here 
 out: at most one fp16 rounding apart). LogAddExp and LogAddExp2 compute in out's dtype as their op_api
 casts both inputs to it. Xlog1py exists on the 950 line only (its kernel's one binary)."""
 import numpy as np
-from scipy import special
 
 from opemu.core import checks, status
 from opemu.ops.aclnn.common.elementwise import Row, generate, into
@@ -37,6 +36,14 @@ XLOGY = per_product("FLOAT INT32 INT64 FLOAT16 INT8 UINT8 BOOL INT16", "BF16")
 XLOG1PY = lambda: codes("FLOAT FLOAT16 BF16")
 TANH_GRAD = per_product("FLOAT FLOAT16 DOUBLE", "BF16")
 ATAN2_COMPUTE = per_product("FLOAT FLOAT16 DOUBLE", "BF16")
+
+
+def _special(name):
+    """scipy.special's ufunc `name`, imported on first use (the import costs a process ~100 ms)."""
+    def kernel(*operands, out=None):
+        from scipy import special
+        return getattr(special, name)(*operands, out=out)
+    return kernel
 
 
 def _reciprocal(x, out=None):
@@ -104,8 +111,8 @@ ROWS = (
     Row("Sinh", np.sinh, COMPLEX_IN, out=per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16"),
         result="float", inplace_dtypes=COMPLEX_SELFREF, castable=False),
     Row("Tan", np.tan, COMPLEX_IN, result="float"),
-    Row("Erf", special.erf, ERF_IN, result="float", inplace_dtypes=per_product("DOUBLE FLOAT FLOAT16", "BF16")),
-    Row("Erfc", special.erfc, ERF_IN, result="float", inplace_dtypes=per_product("DOUBLE FLOAT FLOAT16", "BF16")),
+    Row("Erf", _special("erf"), ERF_IN, result="float", inplace_dtypes=per_product("DOUBLE FLOAT FLOAT16", "BF16")),
+    Row("Erfc", _special("erfc"), ERF_IN, result="float", inplace_dtypes=per_product("DOUBLE FLOAT FLOAT16", "BF16")),
     Row("Expm1", np.expm1, EXPM1_IN, result="float", inplace_dtypes=HALF_SELFREF),
     Row("Log1p", np.log1p, REAL_IN, out=per_product("FLOAT FLOAT16 DOUBLE", "BF16"), result="float",
         inplace_dtypes=REAL_SELFREF, castable=False),
@@ -117,8 +124,8 @@ ROWS = (
     Row("Reciprocal", _reciprocal, RECIPROCAL_IN, out=per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16"),
         result="float", inplace_dtypes=COMPLEX_SELFREF, castable=False),
     Row("Sinc", _sinc, REAL_IN, out=per_product("FLOAT FLOAT16 DOUBLE", "BF16"), result="float", castable=False),
-    Row("Digamma", special.digamma, GAMMA, check=_digamma_lgamma_check),
-    Row("Lgamma", special.gammaln, GAMMA, check=_digamma_lgamma_check),
+    Row("Digamma", _special("digamma"), GAMMA, check=_digamma_lgamma_check),
+    Row("Lgamma", _special("gammaln"), GAMMA, check=_digamma_lgamma_check),
     Row("Atan2", np.arctan2, REAL_IN, result=_floating_or_float(ATAN2_COMPUTE), castable=False),
     Row("LogAddExp", np.logaddexp, LOGADDEXP_IN, out=LOGADDEXP_OUT, result=_in_out_dtype),
     Row("LogAddExp2", np.logaddexp2, LOGADDEXP_IN, out=LOGADDEXP_OUT, result=_in_out_dtype),
