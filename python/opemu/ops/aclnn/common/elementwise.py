@@ -21,10 +21,16 @@ How to add operators (the recipe every folder follows)
       Row("Acos", np.arccos, ACOS_IN, out=ACOS_OUT, result="float"),
 
   yields aclnnAcos and, because the vendor declares it, aclnnInplaceAcos. A binary function names
-  its scalar form too (`forms="Add Adds"`, `forms="EqTensor EqScalar"`); `alpha="alpha"` marks
-  Add's multiplier, `optional=` the parameters that may be null, `check=` a check of attributes
-  (after the nulls), `same_dtype=True` out's dtype equal to the input's, `inplace=False` a
-  declared Inplace twin whose op_api differs. A backward operator whose formula is elementwise is a
+  its scalar forms too (`forms="Add Adds"`, `forms="PowTensorTensor PowTensorScalar PowScalarTensor"`:
+  an aclScalar may stand anywhere in the header); `alpha="alpha"` marks Add's multiplier,
+  `optional=` the parameters that may be null, `check=` a check of attributes (after the nulls),
+  `same_dtype=True` out's dtype equal to the input's, `inplace=False` a declared Inplace twin whose
+  op_api differs, `inplace_dtypes=` the in-place form's own list (its SELFREF list),
+  `scalar_checked=True` an aclScalar checked against the input list too, `result=` a function
+  (args, promoted dtype) → compute dtype where "promote"/"float"/"bool" do not say it,
+  `castable=False` an op_api that casts into out unchecked, `lines=` the product lines with a
+  kernel (the platform check, last), `base=` a subclass of Elementwise where the op_api's checks
+  differ in kind (math/comparison.py's ScalarComparison). A backward operator whose formula is elementwise is a
   row like any other: Row("SigmoidBackward", lambda grad, y: grad * y * (1 - y), …) takes the
   header's gradOutput, output and gradInput.
 * Its Foreach forms: one line each in foreach/elementwise.py naming this row (foreach/family.py).

@@ -1,6 +1,7 @@
-"""Elementwise arithmetic and math functions (ops-math math/add, sub, mul, div, maximum, minimum, pow,
-exp, log, sqrt, rsqrt, sin, cos, tanh, abs, neg): one row each (opemu.ops.aclnn.common.elementwise
-says how a row becomes operators).
+"""Elementwise arithmetic and math functions (ops-math math/add (Add, AddV3), sub (Sub, Rsub), mul, div,
+maximum, minimum, pow (with PowScalarTensor), exp, log, sqrt, rsqrt, sin, cos, tanh, abs, neg): one row each
+(opemu.ops.aclnn.common.elementwise says how a row becomes operators). AddV3 adds a scalar self to
+alpha·other and writes other in place in its Inplace form; Rsub is other - alpha·self.
 
 Dtype lists are the op_api sources' (hicann/ops-math@c4193324): the base list on every product, BF16
 (and a few more) added on Atlas A2/A3 and the 950 line. Integral inputs of the transcendental
