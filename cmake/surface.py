@@ -9,7 +9,7 @@
   toolkit must still load).
 * `surface/aclnn_ops_other.tsv` — the aclnn functions that are not an operator pair.
 * `surface/fp16_t.tsv` — the C++ members `opdev/fp16_t.h` declares out of line: mangled symbol
-  and declaration. C++ defines them (csrc/fp16_t.cpp); libnnopbase exports them.
+  and declaration. C++ defines them (csrc/aclnn/fp16_t.cpp); libnnopbase exports them.
 * `libraries.tsv` — which vendor library exports what.
 """
 import csv

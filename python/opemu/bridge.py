@@ -10,12 +10,13 @@ import functools
 import itertools
 import json
 import os
+import sys
 import threading
 import traceback
 
 import numpy as np
 
-from opemu import bridge_mcblas, bridge_mcdnn, ops
+from opemu import bridge_aclop, bridge_mcblas, bridge_mcdnn, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
 from opemu.core.op import Args, soc
@@ -25,7 +26,7 @@ from opemu.ops.aclnn import declared
 
 PLANS = {}
 _plan_ids = itertools.count(1)
-# Plans the generated phase-1 shims reuse without Python (csrc/plan_cache.c): kept for the process, since
+# Plans the generated phase-1 shims reuse without Python (csrc/aclnn/plan_cache.c): kept for the process, since
 # any number of executors, repeatable ones included, may be made from them.
 PINNED = 1 << 62
 _pinned_ids = itertools.count(PINNED)
@@ -473,15 +474,25 @@ def _implementation(ffi, lib, name, meta):
     if meta["family"] in ("mcdnn", "mcblas"):
         ops.load_family(meta["family"])
     return bridge_mcdnn.entry(ffi, lib, name, meta) or bridge_mcblas.entry(ffi, lib, name, meta) \
-        or _not_supported(lib, name, meta)
+        or bridge_aclop.entry(ffi, lib, name, meta) or _not_supported(lib, name, meta)
+
+
+# How often CPython makes a thread holding the GIL hand it to one waiting for it (default 5 ms). A framework
+# runs phase 2 on a thread of its own (torch_npu's task queue) while its Python thread holds the GIL and
+# waits in C for that queue (a synchronize): each kernel then waited for the interval to expire. A tiny
+# torch_npu op with synchronize measured 2.9 ms a call at 5 ms, 0.26 ms at 0.2 ms; only threads that
+# contend for the GIL see the difference.
+SWITCH_INTERVAL = 2e-4
 
 
 def attach(ffi, lib):
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
     device.attach(ffi, lib)
     prefix = _prefix(ffi, lib)
     declared.use_prefix(prefix)
     inner = status.ACLNN["ACLNN_ERR_INNER"]
-    for name, meta in _entry_points(prefix).items():
+    entry_points = _entry_points(prefix)
+    for name, meta in entry_points.items():
         if meta["implemented_in"] != "python":
             continue
         failure = meta["failure"]
@@ -493,5 +504,6 @@ def attach(ffi, lib):
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
+    bridge_aclop.attach(ffi, lib, entry_points)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         _release)

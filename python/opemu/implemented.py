@@ -304,9 +304,15 @@ MCBLAS = frozenset("""
 """.split())
 
 
+# The single-operator API's execution: GE operator types run through one table (opemu/aclop_table.py).
+ACLOP = frozenset("""
+    aclopCompileAndExecute aclopCompileAndExecuteV2 aclopExecute aclopExecuteV2
+""".split())
+
+
 def python_entry_points():
     """Every exported function the embedded interpreter implements."""
-    return frozenset(name + "GetWorkspaceSize" for name in aclnn_operators()) | MCDNN | MCBLAS
+    return frozenset(name + "GetWorkspaceSize" for name in aclnn_operators()) | MCDNN | MCBLAS | ACLOP
 
 
 def registry_modules():

@@ -6,8 +6,11 @@ OPERATORS = {
     "aclnnInplaceRelu": "elementwise",
     "aclnnInplaceSigmoid": "elementwise",
     "aclnnLogSoftmax": "softmax",
+    "aclnnLogSoftmaxBackward": "softmax_backward",
     "aclnnRelu": "elementwise",
     "aclnnSigmoid": "elementwise",
     "aclnnSilu": "elementwise",
     "aclnnSoftmax": "softmax",
+    "aclnnSoftmaxBackward": "softmax_backward",
+    "aclnnThresholdBackward": "threshold_backward",
 }

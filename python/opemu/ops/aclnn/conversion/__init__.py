@@ -6,6 +6,11 @@ OPERATORS = {
     "aclnnInplaceCopy": "fill",
     "aclnnInplaceFillScalar": "fill",
     "aclnnInplaceFillTensor": "fill",
+    "aclnnInplaceMaskedFillScalar": "masked_fill",
+    "aclnnInplaceTril": "triangle",
+    "aclnnInplaceTriu": "triangle",
     "aclnnPermute": "permute",
     "aclnnSplitWithSize": "cat_split",
+    "aclnnTril": "triangle",
+    "aclnnTriu": "triangle",
 }
