@@ -96,7 +96,6 @@ class Elementwise(AclnnOp):
                                            % (dtypes.serial_name(alpha.dtype), dtypes.serial_name(a.result_dtype)))
         if self.result != "bool" and self.castable:
             checks.result_castable(a.result_dtype, target.dtype)
-        a.rounding = _ROUNDS_TO.get(a.result_dtype) if target.dtype != a.result_dtype and self.result != "bool" else None
         if not self.inplace and len(self.operands()) == 1 and tensors:
             # one operand (a unary function): CheckSameShape1In1Out's message, whatever the out dtype
             checks.same_shape(tensors[0], getattr(a, tensors[0]), self.target, target)
@@ -115,6 +114,12 @@ class Elementwise(AclnnOp):
             P.out_shape_is(target, shape)
         if self.lines is not None:
             _products.check_supported(self.name, self.lines)
+        self.settle(a, target)
+
+    def settle(self, a, target):
+        """What compute reads besides the operands, once a.result_dtype is known: the b16 rounding before the
+        cast into the target, whether there is nothing to do, and which locations a repeating target keeps."""
+        a.rounding = _ROUNDS_TO.get(a.result_dtype) if target.dtype != a.result_dtype and self.result != "bool" else None
         a.empty = target.is_empty()
         a.once = _one_write_per_location(target.shape, target.strides)
 
