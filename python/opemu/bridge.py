@@ -78,6 +78,8 @@ def _entry_points(prefix):
 
 
 def _argument_kind(ctype):
+    if ctype.replace("const ", "").startswith("char *"):
+        return "string"    # an attribute by its text (approximate, reduction…): its bytes, not its address
     for kind in ("aclTensorList", "aclScalarList", "aclTensor", "aclScalar", "aclIntArray", "aclFloatArray",
                  "aclBoolArray", "aclOpExecutor"):
         if kind + " *" in ctype:
@@ -126,12 +128,16 @@ def _scalar_list_part(ffi, lib, summary, name, value):
                  for k, s in enumerate(items.items[0:items.size]))
 
 
+def _string_part(ffi, lib, summary, name, value):
+    return ffi.string(value)
+
+
 _KIND_NAMES = {"SCALAR": "aclScalar", "INT_ARRAY": "aclIntArray", "FLOAT_ARRAY": "aclFloatArray",
                "BOOL_ARRAY": "aclBoolArray", "TENSOR_LIST": "aclTensorList", "SCALAR_LIST": "aclScalarList"}
 _PART_OF = {"aclScalar": _scalar_part, "aclIntArray": _array_part("aclIntArray *", "INT_ARRAY"),
             "aclFloatArray": _array_part("aclFloatArray *", "FLOAT_ARRAY"),
             "aclBoolArray": _array_part("aclBoolArray *", "BOOL_ARRAY"),
-            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part}
+            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part, "string": _string_part}
 
 
 def _same(part):
@@ -150,7 +156,8 @@ def _desc_or_none(part):
 # as tuples of those (None for a null entry), host arrays as tuples of numbers
 _DESCRIBE = {"aclTensor": TensorDesc.from_summary, "aclScalar": _scalar_or_none,
              "aclTensorList": lambda part: tuple(map(_desc_or_none, part)),
-             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part))}
+             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part)),
+             "string": lambda part: part.decode("utf-8", "surrogateescape")}
 
 
 def _tensors_of(value):
