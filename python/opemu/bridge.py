@@ -78,12 +78,12 @@ def _entry_points(prefix):
 
 
 def _argument_kind(ctype):
-    if ctype.replace("const ", "").startswith("char *"):
-        return "string"    # an attribute by its text (approximate, reduction…): its bytes, not its address
     for kind in ("aclTensorList", "aclScalarList", "aclTensor", "aclScalar", "aclIntArray", "aclFloatArray",
                  "aclBoolArray", "aclOpExecutor"):
         if kind + " *" in ctype:
             return kind
+    if ctype.replace("const ", "").startswith("char *"):
+        return "string"
     return "value"
 
 
@@ -114,6 +114,11 @@ def _array_part(ctype, kind):
     return part
 
 
+def _string_part(ffi, lib, summary, name, value):
+    """A C string attribute (a reduction or rounding mode): its text, which belongs in the cache key."""
+    return ffi.string(value).decode("utf-8", "replace")
+
+
 def _tensor_list_part(ffi, lib, summary, name, value):
     _live(lib, name, value, "TENSOR_LIST")
     items = ffi.cast("aclTensorList *", value)
@@ -126,10 +131,6 @@ def _scalar_list_part(ffi, lib, summary, name, value):
     items = ffi.cast("aclScalarList *", value)
     return tuple(None if s == ffi.NULL else _scalar_part(ffi, lib, summary, "%s[%d]" % (name, k), s)
                  for k, s in enumerate(items.items[0:items.size]))
-
-
-def _string_part(ffi, lib, summary, name, value):
-    return ffi.string(value)
 
 
 _KIND_NAMES = {"SCALAR": "aclScalar", "INT_ARRAY": "aclIntArray", "FLOAT_ARRAY": "aclFloatArray",
@@ -156,8 +157,7 @@ def _desc_or_none(part):
 # as tuples of those (None for a null entry), host arrays as tuples of numbers
 _DESCRIBE = {"aclTensor": TensorDesc.from_summary, "aclScalar": _scalar_or_none,
              "aclTensorList": lambda part: tuple(map(_desc_or_none, part)),
-             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part)),
-             "string": lambda part: part.decode("utf-8", "surrogateescape")}
+             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part))}
 
 
 def _tensors_of(value):
