@@ -55,6 +55,12 @@ def layout_supported(name, tensor):
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
 
 
+def min_dim(name, tensor, limit):
+    """OP_CHECK_MIN_DIM."""
+    if tensor.ndim < limit:
+        raise param_invalid("The %s tensor must have at least %d dimensions." % (name, limit))
+
+
 def dtype_match(name, tensor, expected):
     """OP_CHECK_DTYPE_NOT_MATCH."""
     if tensor.dtype != expected:
