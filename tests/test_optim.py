@@ -177,7 +177,7 @@ def test_advance_step_moves_each_query_one_token_and_pads_the_rest():
     np.testing.assert_array_equal(result(tokens), [11, 12, 13, 0])
     np.testing.assert_array_equal(result(positions), [5, 8, 3, 0])
     np.testing.assert_array_equal(result(lengths), [6, 9, 4, 7])
-    np.testing.assert_array_equal(result(slots), [2 * 4 + 1, 4 * 4 + 0, 5 * 4 + 3, -1])
+    np.testing.assert_array_equal(result(slots), [2 * 4 + 1, 5 * 4 + 0, 5 * 4 + 3, -1])   # block 2 of row 1 reads row 2
 
 
 def test_advance_step_v2_follows_the_accepted_speculative_tokens():
@@ -194,3 +194,4 @@ def test_advance_step_v2_follows_the_accepted_speculative_tokens():
     np.testing.assert_array_equal(result(positions), [5, 6, 7, 8])
     np.testing.assert_array_equal(result(lengths), [6, 7, 8, 9])
     np.testing.assert_array_equal(result(slots), [2 * 4 + 1, 2 * 4 + 2, 5 * 4 + 3, 6 * 4 + 0])
+

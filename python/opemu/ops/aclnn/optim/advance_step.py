@@ -3,7 +3,8 @@ decode state of each sequence one step forward in place (all tensors INT64).
 
     AdvanceStep    for each query i < numQueries: inputTokens[i] = sampledTokenIds[i]; the position
                    p = seqLens[i] (the old length) goes to inputPositions[i]; seqLens[i] = p + 1;
-                   slotMapping[i] = blockTables[i, p // blockSize]·blockSize + p % blockSize.
+                   slotMapping[i] = blockTables[i, p // blockSize]·blockSize + p % blockSize (the table read flat,
+                   row·stride + block, as the kernel addresses it).
                    Padded sequences numQueries ≤ i < numSeqs get token 0, position 0 and slot −1.
     AdvanceStepV2  speculative decoding with 1 + specNum tokens per request (its system test's reference):
                    positions += repeat(acceptedNum, 1 + specNum) + 1; seqLens = positions + 1; each request's
@@ -19,6 +20,13 @@ from opemu.core.op import AclnnOp
 from opemu.ops.aclnn.common import promotion as P
 
 INT64 = P.codes("INT64")
+
+
+def _block_numbers(table, rows, blocks):
+    """blockTables read as the kernel addresses it, row·stride + block (a block past a row's end reads into the
+    next row, as the vendor's example with one column per row does), kept inside the table."""
+    flat = table.reshape(-1)
+    return flat[np.clip(rows * table.shape[1] + blocks, 0, flat.size - 1)]
 
 
 class AdvanceStep(AclnnOp):
@@ -60,12 +68,11 @@ class AdvanceStep(AclnnOp):
         lengths, slots = v["seqLens"].reshape(-1), v["slotMapping"].reshape(-1)
         table = v["blockTables"]
         position = lengths[:q].copy()
-        block = np.clip(position // size, 0, table.shape[1] - 1)
         tokens[:q] = v["sampledTokenIds"].reshape(-1)[:q] if v["sampledTokenIds"].ndim < 2 \
             else v["sampledTokenIds"][:q, 0]
         positions[:q] = position
         lengths[:q] = position + 1
-        slots[:q] = table[np.arange(q), block] * size + position % size
+        slots[:q] = _block_numbers(table, np.arange(q), position // size) * size + position % size
         tokens[q:n], positions[q:n], slots[q:n] = 0, 0, -1
 
 
@@ -106,5 +113,5 @@ class AdvanceStepV2(AdvanceStep):
         tokens[:, 1:] = spec
         table = v["blockTables"]
         rows = np.repeat(np.arange(n), per_request)
-        block = np.clip(new_positions // size, 0, table.shape[1] - 1)
-        v["slotMapping"].reshape(-1)[:count] = table[rows, block] * size + new_positions % size
+        v["slotMapping"].reshape(-1)[:count] = (_block_numbers(table, rows, new_positions // size) * size
+                                                + new_positions % size)
