@@ -27,6 +27,7 @@ SECTIONS = [
     "maca_adv",
     "aclnn_ops",
     "nn_families",
+    "nn_activation",
     "torch_on_npu",
     "contention",
 ]

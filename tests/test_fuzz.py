@@ -284,6 +284,8 @@ def _value(ctype):
     if "aclIntArray" in ctype:
         return st.one_of(st.none(), st.lists(st.one_of(st.integers(-4, 4), hostile), max_size=9).map(
             lambda values: {"ints": values}))
+    if ctype.replace("const ", "").startswith("char"):
+        return st.sampled_from([None, "none", "tanh", "", "rint", "dynamic", "\u00e9" * 300])
     if ctype.startswith(("double", "float")):
         return st.sampled_from([0.0, 1.0, -1.0, 1e-8, 0.9, 1e30, float("inf"), float("nan")])
     if ctype.startswith("bool"):
