@@ -188,6 +188,8 @@ def run_aclnn(case):
                 args.append(c_void_p(handle))
             elif "aclScalar" in ctype or "aclIntArray" in ctype:
                 args.append(c_void_p(_meta_object(ctype, arg, handles_of_kind)))
+            elif _is_text(ctype):   # a reduction or rounding mode: its text, or NULL
+                args.append(ctypes.c_char_p(arg.encode()) if isinstance(arg, str) else c_void_p(None))
             elif ctype.startswith("double"):
                 args.append(c_double(arg))
             elif ctype.startswith("float"):
@@ -241,6 +243,10 @@ def run_aclnn(case):
 
 SCALAR_CTYPES = {0: c_float, 1: ctypes.c_uint16, 2: ctypes.c_int8, 3: ctypes.c_int32, 4: ctypes.c_uint8,
                  6: ctypes.c_int16, 9: c_int64, 11: c_double, 12: ctypes.c_bool, 27: ctypes.c_uint16}
+
+
+def _is_text(ctype):
+    return ctype.replace("const ", "").startswith("char *")
 
 
 def _meta_object(ctype, spec, made):

@@ -145,6 +145,8 @@ def _candidate_seeds(name):
                 args.append({"scalar": 1.0, "dtype": F})
             elif "aclIntArray" in ctype:
                 args.append({"ints": [0]})
+            elif ctype.replace("const ", "").startswith("char *"):
+                args.append("mean")
             elif ctype.startswith(("double", "float")):
                 args.append(1e-5 if "eps" in pname.lower() else 1.0)
             elif ctype.startswith("bool"):
@@ -225,6 +227,8 @@ def _value(ctype):
     if "aclIntArray" in ctype:
         return st.one_of(st.none(), st.lists(st.one_of(st.integers(-4, 4), hostile), max_size=9).map(
             lambda values: {"ints": values}))
+    if ctype.replace("const ", "").startswith("char *"):
+        return st.one_of(st.none(), st.sampled_from(["none", "mean", "sum", "update", "", "bogus", "x" * 300]))
     if ctype.startswith(("double", "float")):
         return st.sampled_from([0.0, 1.0, -1.0, 1e-8, 0.9, 1e30, float("inf"), float("nan")])
     if ctype.startswith("bool"):
