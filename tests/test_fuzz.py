@@ -176,7 +176,8 @@ ACLNN_SEEDS = {
 
 # C-string attributes: a value each family's checks accept, by the parameter's name
 MODE_SEEDS = {"roundmode": "round", "quantmode": "pertoken", "dataformat": "NCHW", "equation": "ij,jk->ik",
-              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static"}
+              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static",
+              "reduction": "mean", "approximate": "none"}
 MODES = ["round", "rint", "floor", "ceil", "trunc", "hybrid", "static", "dynamic", "pertoken", "pertensor",
          "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "no such mode"]
 
@@ -285,7 +286,8 @@ def _value(ctype):
         return st.one_of(st.none(), st.lists(st.one_of(st.integers(-4, 4), hostile), max_size=9).map(
             lambda values: {"ints": values}))
     if ctype.replace("const ", "").startswith("char"):
-        return st.sampled_from([None, "none", "tanh", "", "rint", "dynamic", "\u00e9" * 300])
+        return st.sampled_from([None, "none", "tanh", "mean", "sum", "update", "", "rint", "dynamic", "bogus",
+                                "\u00e9" * 300, "x" * 300])
     if ctype.startswith(("double", "float")):
         return st.sampled_from([0.0, 1.0, -1.0, 1e-8, 0.9, 1e30, float("inf"), float("nan")])
     if ctype.startswith("bool"):
