@@ -82,7 +82,13 @@ def _argument_kind(ctype):
                  "aclBoolArray", "aclOpExecutor"):
         if kind + " *" in ctype:
             return kind
+    if ctype.replace("const ", "").startswith("char *"):
+        return "string"  # an attribute string (inputLayout, rotaryMode…): its text, not its address
     return "value"
+
+
+def _string_part(ffi, lib, summary, name, value):
+    return ffi.string(value)
 
 
 def _tensor_part(ffi, lib, summary, name, value):
@@ -131,7 +137,7 @@ _KIND_NAMES = {"SCALAR": "aclScalar", "INT_ARRAY": "aclIntArray", "FLOAT_ARRAY":
 _PART_OF = {"aclScalar": _scalar_part, "aclIntArray": _array_part("aclIntArray *", "INT_ARRAY"),
             "aclFloatArray": _array_part("aclFloatArray *", "FLOAT_ARRAY"),
             "aclBoolArray": _array_part("aclBoolArray *", "BOOL_ARRAY"),
-            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part}
+            "aclTensorList": _tensor_list_part, "aclScalarList": _scalar_list_part, "string": _string_part}
 
 
 def _same(part):
@@ -150,7 +156,8 @@ def _desc_or_none(part):
 # as tuples of those (None for a null entry), host arrays as tuples of numbers
 _DESCRIBE = {"aclTensor": TensorDesc.from_summary, "aclScalar": _scalar_or_none,
              "aclTensorList": lambda part: tuple(map(_desc_or_none, part)),
-             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part))}
+             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part)),
+             "string": lambda part: part.decode(errors="replace")}
 
 
 def _tensors_of(value):
