@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization",
-            "mcdnn_convolution", "mcblas", "aclnn_ops", "torch_on_npu"]  # in the order they print; each is bench/<name>.py with main()
+            "mcdnn_convolution", "mcblas", "aclnn_ops", "attention", "torch_on_npu"]  # in the order they print; each is bench/<name>.py with main()
 
 
 def summarise(results, runs):
