@@ -28,6 +28,7 @@ SECTIONS = [
     "aclnn_ops",
     "nn_families",
     "nn_activation",
+    "attention",
     "torch_on_npu",
     "contention",
 ]

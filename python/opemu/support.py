@@ -13,8 +13,8 @@ def entry_points():
 
 
 def c_entry_points():
-    """The exported C functions (not the C++ members of fp16_t.h), each with its table entry."""
-    return {name: meta for name, meta in entry_points().items() if meta["family"] != "fp16"}
+    """The exported C functions (not the C++ members of the opdev type headers), each with its table entry."""
+    return {name: meta for name, meta in entry_points().items() if meta["family"] != "opdev"}
 
 
 # The vendor releases the declared surface follows (names, headers, prototypes).
