@@ -11,6 +11,7 @@ import ctypes
 import json
 import os
 import random
+import re
 import sys
 from ctypes import POINTER, byref, c_double, c_float, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
 
@@ -188,8 +189,6 @@ def run_aclnn(case):
                 args.append(c_void_p(handle))
             elif "aclScalar" in ctype or "aclIntArray" in ctype:
                 args.append(c_void_p(_meta_object(ctype, arg, handles_of_kind)))
-            elif _is_text(ctype):   # a reduction or rounding mode: its text, or NULL
-                args.append(ctypes.c_char_p(arg.encode()) if isinstance(arg, str) else c_void_p(None))
             elif ctype.startswith("double"):
                 args.append(c_double(arg))
             elif ctype.startswith("float"):
@@ -198,6 +197,8 @@ def run_aclnn(case):
                 args.append(ctypes.c_bool(bool(arg)))
             elif ctype.startswith("uint64_t"):
                 args.append(c_uint64(arg % 2 ** 64))
+            elif re.match(r"(const\s+)?char\s*\*", ctype):   # a mode name: a C string or null, never garbage
+                args.append(ctypes.c_char_p(None if arg is None else str(arg).encode()))
             else:
                 args.append(c_int64(max(min(arg, 2 ** 63 - 1), -2 ** 63)))
         workspace_size, executor = c_uint64(), c_void_p()
@@ -243,10 +244,6 @@ def run_aclnn(case):
 
 SCALAR_CTYPES = {0: c_float, 1: ctypes.c_uint16, 2: ctypes.c_int8, 3: ctypes.c_int32, 4: ctypes.c_uint8,
                  6: ctypes.c_int16, 9: c_int64, 11: c_double, 12: ctypes.c_bool, 27: ctypes.c_uint16}
-
-
-def _is_text(ctype):
-    return ctype.replace("const ", "").startswith("char *")
 
 
 def _meta_object(ctype, spec, made):
@@ -566,6 +563,8 @@ RUNNERS = {"aclnn": run_aclnn, "memory": run_memory, "mcdnn": run_mcdnn, "mcblas
 
 def main():
     random.seed(0)
+    sys.stdout.write("ready\n")  # the imports are done: the parent's clock for a case starts now
+    sys.stdout.flush()
     for line in sys.stdin:
         case = json.loads(line)
         try:
