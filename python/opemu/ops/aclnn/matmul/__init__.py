@@ -44,3 +44,11 @@ OPERATORS = {
     "aclnnWeightQuantBatchMatmulV2": "weight_quant_batch_matmul",
     "aclnnWeightQuantBatchMatmulV3": "weight_quant_batch_matmul",
 }
+
+# Declared operators with no CPU meaning: their inputs exist only in a format the vendor does not describe
+NOT_EMULATED = {
+    "aclnnMatmulCompress": "its weight is msModelSlim's losslessly compressed stream (compressIndex), a format "
+                           "only CANN's compression library writes and the 310P's decompression unit reads; "
+                           "it is not published",
+    "aclnnMatmulCompressDequant": "as aclnnMatmulCompress, a weight in that unpublished compressed format",
+}
