@@ -11,6 +11,7 @@ import numpy as np
 from opemu.core import checks, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common import rowwise as _rowwise
 from opemu.ops.aclnn.norm import rms_common as R
 from opemu.ops.aclnn.norm.norm_backward import normalized_backward
 
@@ -59,8 +60,8 @@ class LayerNormBackward(AclnnOp):
             if flag:
                 checks.not_null(a, name)
         normalized = tuple(int(d) for d in a.normalizedShape)
-        begin = a.input.ndim - len(normalized)
-        a.rows, a.cols = math.prod(a.input.shape[:max(begin, 0)]), math.prod(a.input.shape[max(begin, 0):])
+        a.begin = max(a.input.ndim - len(normalized), 0)
+        a.rows, a.cols = math.prod(a.input.shape[:a.begin]), math.prod(a.input.shape[a.begin:])
         self.check_dtypes(a)
         self.check_shapes(a, mask, normalized)
         a.mask = mask
@@ -124,13 +125,31 @@ class LayerNormBackward(AclnnOp):
                 if flag and a.rows == 0:
                     v[name][...] = 0
             return
-        n, rows = a.cols, a.rows
-        weight = R.flat_rows(v["weightOptional"], n) if "weightOptional" in v else None
-        dx, dweight, dbias = layer_backward(R.flat_rows(v["input"], n), R.flat_rows(v["gradOut"], n),
-                                            _row_stat(v, "mean", rows), _row_stat(v, "rstd", rows), weight)
-        for flag, name, values in zip(a.mask, self.outputs, (dx, dweight, dbias)):
+        n, rows, trailing = a.cols, a.rows, a.input.ndim - a.begin
+        weight = R.flat_rows(v["weightOptional"], n)[0] if "weightOptional" in v else None
+        x, dy = _rowwise.rows_in(v["input"], trailing), _rowwise.rows_in(v["gradOut"], trailing)
+        mean, rstd = _row_stat(v, "mean", rows), _row_stat(v, "rstd", rows)
+        dx = _rowwise.RowsOut(v["gradInputOut"], trailing) if a.mask[0] else None
+        partial = {}
+
+        def block(lo, hi):
+            """Rows lo:hi in cache: their dx, and their share of dγ and dβ (added in row order after)."""
+            xb, dyb = _rowwise.in_fp32(x[lo:hi], 1), _rowwise.in_fp32(dy[lo:hi], 2)
+            xhat = (xb - mean[lo:hi, None]) * rstd[lo:hi, None]
+            if dx is not None:
+                g = dyb * weight if weight is not None else dyb
+                dx.rows[lo:hi] = normalized_backward(g, xhat, rstd[lo:hi, None], 1)
+            partial[lo] = (np.add.reduce(dyb * xhat, axis=0, dtype=np.float32),
+                           np.add.reduce(dyb, axis=0, dtype=np.float32))
+
+        _rowwise.each_block(rows, n, block)
+        if dx is not None:
+            dx.finish()
+        order = sorted(partial)
+        for flag, name, which in zip(a.mask[1:], self.outputs[1:], (0, 1)):
             if flag:
-                R.store_rows(v[name], values)
+                R.store_rows(v[name], np.add.reduce([partial[lo][which] for lo in order], axis=0,
+                                                    dtype=np.float32))
 
 
 def _normalized_tail_equal(t, normalized):
