@@ -174,3 +174,42 @@ def test_flat_quant_clip_ratio_is_in_0_1():
     assert call("aclnnFlatQuant", DeviceTensor(x), *p, ctypes.c_double(1.5), DeviceTensor(np.zeros((4, 2, 1), np.int32)),
                 DeviceTensor(np.zeros(4, F)))[0] == PARAM_INVALID
     assert "clipRatio must be within the range of (0,1], clipRatio [1.500000]." in recent_error()
+
+
+def test_quant_matmul_activation_quant_weight_nz_is_an_mx_matmul_then_gelu_then_mx(ascend950):
+    from opemu.ops.aclnn.common import fractal_nz
+    from test_quant_matmul import _nz_tensor
+    rng = np.random.default_rng(43)
+    m, k, n = 4, 64, 64
+    x1 = rng.uniform(-2, 2, (m, k)).astype(ml_dtypes.float8_e4m3fn)
+    x2 = rng.uniform(-2, 2, (k, n)).astype(ml_dtypes.float8_e4m3fn)
+    s1 = rng.integers(125, 129, (m, 1, 2)).astype(np.uint8)          # one pair of K-group scales per row
+    s2 = rng.integers(125, 129, (1, n, 2)).astype(np.uint8)          # (K pairs, n, 2)
+    weight = _nz_tensor(fractal_nz.to_nz(x2.view(np.uint8), 32), (k, n), E4M3)
+    y = DeviceTensor(np.zeros((m, n), np.uint8), dtype=E4M3)
+    y_scale = DeviceTensor(np.zeros((m, 1, 2), np.uint8), dtype=E8M0)
+    assert call("aclnnQuantMatmulActivationQuantWeightNz", DeviceTensor(x1.view(np.uint8), dtype=E4M3), weight,
+                DeviceTensor(s1, dtype=E8M0), DeviceTensor(s2, dtype=E8M0), None, ctypes.c_bool(False),
+                ctypes.c_bool(False), ctypes.c_int64(32), b"gelu_tanh", b"mx", b"rint", ctypes.c_int64(0),
+                ctypes.c_double(0), y, y_scale) == (0, 0, 0), recent_error()
+    a, b = x1.astype(np.float64), x2.astype(np.float64)
+    f1, f2 = np.exp2(s1.reshape(m, 2) - 127.0), np.exp2(s2.reshape(n, 2).T - 127.0)
+    product = sum((a[:, g * 32:(g + 1) * 32] * f1[:, g:g + 1]) @ (b[g * 32:(g + 1) * 32] * f2[g]) for g in range(2))
+    activated = 0.5 * product * (1 + np.tanh(np.sqrt(2 / np.pi) * (product + 0.044715 * product ** 3)))
+    expected = np.floor(np.log2(np.abs(activated.reshape(m, 2, 32)).max(-1))) - 8
+    np.testing.assert_array_equal(codes_of(y_scale).reshape(m, 2).astype(np.float64) - 127, expected)
+    restored = result(y).view(ml_dtypes.float8_e4m3fn).astype(np.float64) * np.exp2(np.repeat(expected, 32, 1))
+    np.testing.assert_allclose(restored, activated, rtol=1 / 8, atol=np.exp2(expected.min() - 6))
+
+
+def test_quant_matmul_activation_quant_takes_gelu_only(ascend950):
+    from opemu.ops.aclnn.common import fractal_nz
+    from test_quant_matmul import _nz_tensor
+    weight = _nz_tensor(fractal_nz.to_nz(np.zeros((64, 64), np.uint8), 32), (64, 64), E4M3)
+    assert call("aclnnQuantMatmulActivationQuantWeightNz", DeviceTensor(np.zeros((4, 64), np.uint8), dtype=E4M3),
+                weight, DeviceTensor(np.zeros((4, 1, 2), np.uint8), dtype=E8M0),
+                DeviceTensor(np.zeros((1, 64, 2), np.uint8), dtype=E8M0), None, ctypes.c_bool(False),
+                ctypes.c_bool(False), ctypes.c_int64(32), b"relu", b"mx", b"rint", ctypes.c_int64(0),
+                ctypes.c_double(0), DeviceTensor(np.zeros((4, 64), np.uint8), dtype=E4M3),
+                DeviceTensor(np.zeros((4, 1, 2), np.uint8), dtype=E8M0))[0] == PARAM_INVALID
+    assert "activationType is relu" in recent_error()
