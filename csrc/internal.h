@@ -113,6 +113,17 @@ int opemu_stream_submit(opemu_stream *stream, opemu_task_fn fn, opemu_task_drop_
 opemu_stream *opemu_stream_new(opemu_context *ctx, int is_default);
 void opemu_stream_release(opemu_stream *stream);
 int opemu_stream_drain(opemu_stream *stream);
+/* A task that finishes later (off the running thread) returns OPEMU_TASK_PENDING; whoever finishes
+ * it calls opemu_stream_complete once, with its status (0, or an aclError and its message). Nothing
+ * after it on the stream runs before that; eager launches behind it are queued, and the completing
+ * thread runs them. -1 when the stream is no longer live. */
+#define OPEMU_TASK_PENDING (-0x7ffe)
+int opemu_stream_complete(opemu_stream *stream, int status, const char *message);
+/* Set by a task about to return OPEMU_TASK_PENDING: a synchronisation waiting for it calls
+ * help(arg) now and then (e.g. to run the peers' deferred streams). */
+void opemu_stream_helper(opemu_stream *stream, void (*help)(void *), void *arg);
+/* Runs the stream's queued tasks on this thread while they can run now; never waits. */
+void opemu_stream_progress(opemu_stream *stream);
 int opemu_device_drain(int32_t device);
 /* Drains the streams of `device` that `which` accepts. */
 int opemu_device_drain_where(int32_t device, int (*which)(const opemu_stream *));
@@ -168,6 +179,8 @@ void opemu_memory_each(void (*fn)(const opemu_allocation *, void *), void *conte
 void opemu_device_busy(int32_t device, int delta);
 
 /* ---- device faults (diagnostics.c) ---- */
+/* aclrtSetOpWaitTimeout's seconds (0: none set). */
+uint32_t opemu_op_wait_timeout_s(void);
 /* A task on `device` faulted with `code`: calls the app's exception callbacks. */
 void opemu_raise_exception(int code, int32_t device);
 

@@ -3,7 +3,13 @@
  * A stream is a FIFO of tasks. By default (OPEMU_STREAM=eager) a task runs as it is launched;
  * with OPEMU_STREAM=deferred tasks wait for a synchronisation point, so an app that reads results
  * without synchronising sees stale data, as it would on hardware. A deferred task that fails makes
- * the stream report that status at its next synchronisation; an eager one returns it at launch. */
+ * the stream report that status at its next synchronisation; an eager one returns it at launch.
+ *
+ * A task may also finish later, off the thread that ran it (a collective waits for its peers): it
+ * returns OPEMU_TASK_PENDING and someone calls opemu_stream_complete once. Until then nothing after
+ * it runs; an eager launch behind it is queued rather than run, so the caller never waits for a
+ * peer, and the thread that completes it runs what was queued behind it. A synchronisation waits
+ * for it, calling the helper the task named (which may run the peers' deferred streams). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,12 @@ struct opemu_stream {
     pthread_cond_t idle;
     task *head, *tail;
     int running;
+    int pending;       /* a task returned OPEMU_TASK_PENDING and is not yet complete */
+    int early;         /* ... or completed before it returned */
+    int resume_queued; /* on a thread's list of streams to run after a completion */
+    void (*help)(void *);
+    void *help_arg;
+    opemu_stream *resume_next;
     int error;
     char message[1024];
     int subscribed;
@@ -100,6 +112,8 @@ void opemu_stream_release(opemu_stream *s)
     free(s);
 }
 
+/* Called with s->lock held; a task that will finish later counts as run (its status comes through
+ * opemu_stream_complete). */
 static int run_task(opemu_stream *s, task *t)
 {
     s->running = 1;
@@ -110,30 +124,134 @@ static int run_task(opemu_stream *s, task *t)
     free(t);
     pthread_mutex_lock(&s->lock);
     s->running = 0;
+    if (rc == OPEMU_TASK_PENDING) {
+        s->pending = !s->early;
+        s->early = 0;
+        rc = 0;
+    }
     pthread_cond_broadcast(&s->idle);
     return rc;
+}
+
+static void record_failure(opemu_stream *s, int rc, const char *message)
+{
+    if (rc != 0 && s->error == 0) {
+        s->error = rc;
+        snprintf(s->message, sizeof s->message, "%s", message ? message : "a task on the stream failed");
+    }
+}
+
+/* Runs the queued tasks in order on this thread (s->lock held), recording the first failure for the
+ * next synchronisation. With `wait`, also waits out a task another thread runs and a pending one
+ * (helping it along) until nothing is left; without, stops there. */
+static void run_queued(opemu_stream *s, int wait)
+{
+    for (;;) {
+        if (s->running || s->pending) {
+            if (!wait)
+                return;
+            if (s->pending && s->help) {
+                void (*help)(void *) = s->help;
+                void *arg = s->help_arg;
+                pthread_mutex_unlock(&s->lock);
+                help(arg);
+                pthread_mutex_lock(&s->lock);
+                struct timespec until;
+                clock_gettime(CLOCK_REALTIME, &until);
+                until.tv_nsec += 5000000;
+                if (until.tv_nsec >= 1000000000L) {
+                    until.tv_sec++;
+                    until.tv_nsec -= 1000000000L;
+                }
+                if (s->pending)
+                    pthread_cond_timedwait(&s->idle, &s->lock, &until);
+            } else {
+                pthread_cond_wait(&s->idle, &s->lock);
+            }
+            continue;
+        }
+        task *t = s->head;
+        if (t == NULL)
+            return;
+        s->head = t->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        int rc = run_task(s, t);
+        if (rc != 0 && s->error == 0)
+            record_failure(s, rc, aclGetRecentErrMsg()); /* (reading the message clears it) */
+    }
+}
+
+void opemu_stream_progress(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    run_queued(s, 0);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void opemu_stream_helper(opemu_stream *s, void (*help)(void *), void *arg)
+{
+    pthread_mutex_lock(&s->lock);
+    s->help = help;
+    s->help_arg = arg;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* An eager stream's tasks queued behind a completed one run on the completing thread; completions
+ * that those tasks cause in turn are put on the thread's list rather than run recursively. */
+static __thread opemu_stream *resume_list;
+static __thread int resuming;
+
+static void resume(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int queue = !s->resume_queued;
+    s->resume_queued = 1;
+    if (queue) {
+        s->resume_next = resume_list;
+        resume_list = s;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (resuming)
+        return;
+    resuming = 1;
+    while (resume_list) {
+        opemu_stream *next = resume_list;
+        resume_list = next->resume_next;
+        if (!opemu_handle_is(next, OPEMU_KIND_STREAM))
+            continue;
+        pthread_mutex_lock(&next->lock);
+        next->resume_queued = 0;
+        run_queued(next, 0);
+        pthread_mutex_unlock(&next->lock);
+    }
+    resuming = 0;
+}
+
+int opemu_stream_complete(opemu_stream *s, int status, const char *message)
+{
+    if (!opemu_handle_is(s, OPEMU_KIND_STREAM))
+        return -1;
+    pthread_mutex_lock(&s->lock);
+    record_failure(s, status, message);
+    if (s->pending)
+        s->pending = 0;
+    else
+        s->early = 1;
+    s->help = NULL;
+    pthread_cond_broadcast(&s->idle);
+    int more = s->head != NULL && !s->running && !opemu_deferred_streams();
+    pthread_mutex_unlock(&s->lock);
+    if (more)
+        resume(s);
+    return 0;
 }
 
 /* Runs every queued task in order; returns (and clears) the first failure since the last sync. */
 int opemu_stream_drain(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (s->running)
-            pthread_cond_wait(&s->idle, &s->lock);
-        task *t = s->head;
-        if (t == NULL)
-            break;
-        s->head = t->next;
-        if (s->head == NULL)
-            s->tail = NULL;
-        int rc = run_task(s, t);
-        if (rc != 0 && s->error == 0) {
-            s->error = rc;
-            const char *msg = aclGetRecentErrMsg();
-            snprintf(s->message, sizeof s->message, "%s", msg ? msg : "a task on the stream failed");
-        }
-    }
+    run_queued(s, 1);
     int error = s->error;
     s->error = 0;
     pthread_mutex_unlock(&s->lock);
@@ -150,11 +268,13 @@ int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn dr
     t->payload = payload;
     pthread_mutex_lock(&s->lock);
     if (!opemu_deferred_streams()) {
-        while (s->running || s->head)
+        while (s->running && !s->pending && s->head == NULL)
             pthread_cond_wait(&s->idle, &s->lock);
-        int rc = run_task(s, t);
-        pthread_mutex_unlock(&s->lock);
-        return rc;
+        if (!s->pending && s->head == NULL) {
+            int rc = run_task(s, t);
+            pthread_mutex_unlock(&s->lock);
+            return rc;
+        }
     }
     if (s->tail)
         s->tail->next = t;
@@ -312,7 +432,7 @@ OPEMU_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *st
     if (s == NULL)
         return rc;
     pthread_mutex_lock(&s->lock);
-    *status = s->head || s->running ? ACL_STREAM_STATUS_NOT_READY : ACL_STREAM_STATUS_COMPLETE;
+    *status = s->head || s->running || s->pending ? ACL_STREAM_STATUS_NOT_READY : ACL_STREAM_STATUS_COMPLETE;
     pthread_mutex_unlock(&s->lock);
     return ACL_SUCCESS;
 }
@@ -332,6 +452,22 @@ OPEMU_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 
 /* ---- events ---- */
 
+/* One issued record, shared by the record task and the waits issued while it had not executed: on an
+ * eager stream a wait does not block its thread but waits (pending) until the record runs, whatever
+ * thread runs it. Counted references; `done` and `waiters` under tickets_lock. */
+typedef struct waiter {
+    opemu_stream *stream;
+    struct waiter *next;
+} waiter;
+
+typedef struct {
+    int refs;
+    int done;
+    waiter *waiters;
+} record_ticket;
+
+static pthread_mutex_t tickets_lock = PTHREAD_MUTEX_INITIALIZER;
+
 typedef struct {
     uint32_t flags;
     int recorded;  /* a record was issued */
@@ -339,7 +475,50 @@ typedef struct {
     double time_ms;
     opemu_stream *stream;
     int waits_pending; /* aclrtStreamWaitEvent tasks on it that have yet to run */
+    record_ticket *ticket; /* the last record's */
 } opemu_event;
+
+static record_ticket *ticket_new(void)
+{
+    record_ticket *t = calloc(1, sizeof *t);
+    t->refs = 1;
+    return t;
+}
+
+static record_ticket *ticket_hold(record_ticket *t)
+{
+    pthread_mutex_lock(&tickets_lock);
+    t->refs++;
+    pthread_mutex_unlock(&tickets_lock);
+    return t;
+}
+
+/* Marks the record executed (or never to be: its stream went away) and lets its waiters go on. */
+static void ticket_done(record_ticket *t)
+{
+    pthread_mutex_lock(&tickets_lock);
+    t->done = 1;
+    waiter *list = t->waiters;
+    t->waiters = NULL;
+    pthread_mutex_unlock(&tickets_lock);
+    while (list) {
+        waiter *next = list->next;
+        opemu_stream_complete(list->stream, 0, NULL);
+        free(list);
+        list = next;
+    }
+}
+
+static void ticket_release(record_ticket *t)
+{
+    if (t == NULL)
+        return;
+    pthread_mutex_lock(&tickets_lock);
+    int last = --t->refs == 0;
+    pthread_mutex_unlock(&tickets_lock);
+    if (last)
+        free(t);
+}
 
 static double now_ms(void)
 {
@@ -391,19 +570,35 @@ OPEMU_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
     if (e == NULL)
         return rc;
     opemu_handle_remove(e);
+    ticket_release(e->ticket);
     free(e);
     return ACL_SUCCESS;
 }
 
 /* Event tasks name the event by address and check it is still live when they run. */
-static int record_task(void *event)
+typedef struct {
+    opemu_event *event;
+    record_ticket *ticket;
+} pending_record;
+
+static int record_task(void *payload)
 {
-    if (opemu_handle_is(event, OPEMU_KIND_EVENT)) {
-        opemu_event *e = event;
-        e->time_ms = now_ms();
-        e->completed = 1;
+    pending_record *r = payload;
+    if (opemu_handle_is(r->event, OPEMU_KIND_EVENT) && r->event->ticket == r->ticket) {
+        r->event->time_ms = now_ms();
+        r->event->completed = 1;
     }
     return 0;
+}
+
+/* After the record ran, or when it was discarded unrun (its stream went away): either way its
+ * waiters go on (a discarded record would otherwise keep them waiting for ever). */
+static void drop_record(void *payload)
+{
+    pending_record *r = payload;
+    ticket_done(r->ticket);
+    ticket_release(r->ticket);
+    free(r);
 }
 
 static int reset_task(void *event)
@@ -425,9 +620,16 @@ static aclError submit_event_task(aclrtEvent event, aclrtStream stream, opemu_ta
     if (s == NULL)
         return rc;
     if (fn == record_task) {
+        pending_record *r = malloc(sizeof *r);
+        if (r == NULL)
+            return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
+        ticket_release(e->ticket);
+        e->ticket = ticket_new();
+        *r = (pending_record){e, ticket_hold(e->ticket)};
         e->recorded = 1;
         e->completed = 0;
         e->stream = s;
+        return opemu_stream_submit(s, fn, drop_record, r);
     }
     return opemu_stream_submit(s, fn, NULL, e);
 }
@@ -510,14 +712,41 @@ OPEMU_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t
 typedef struct {
     opemu_stream *recording; /* NULL: nothing to wait for (never recorded, or already complete) */
     opemu_event *event;      /* for its count of pending waits, while it lives */
+    record_ticket *ticket;   /* the record waited for */
+    opemu_stream *waiting;
 } pending_wait;
 
+/* Deferred streams run the recording stream here (nothing else would); an eager wait becomes a
+ * pending task that the record completes, run by whichever thread runs the recording stream. */
 static int wait_stream_task(void *payload)
 {
     pending_wait *w = payload;
     if (opemu_handle_is(w->event, OPEMU_KIND_EVENT))
         __atomic_fetch_sub(&w->event->waits_pending, 1, __ATOMIC_RELAXED);
-    return w->recording && opemu_handle_is(w->recording, OPEMU_KIND_STREAM) ? opemu_stream_drain(w->recording) : 0;
+    if (w->recording == NULL || !opemu_handle_is(w->recording, OPEMU_KIND_STREAM))
+        return 0;
+    if (opemu_deferred_streams())
+        return opemu_stream_drain(w->recording);
+    waiter *entry = malloc(sizeof *entry);
+    pthread_mutex_lock(&tickets_lock);
+    int done = w->ticket->done || entry == NULL;
+    if (!done) {
+        *entry = (waiter){w->waiting, w->ticket->waiters};
+        w->ticket->waiters = entry;
+    }
+    pthread_mutex_unlock(&tickets_lock);
+    if (done) {
+        free(entry);
+        return entry == NULL ? opemu_stream_drain(w->recording) : 0;
+    }
+    return OPEMU_TASK_PENDING;
+}
+
+static void drop_wait(void *payload)
+{
+    pending_wait *w = payload;
+    ticket_release(w->ticket);
+    free(w);
 }
 
 static aclError wait_event(aclrtStream stream, aclrtEvent event, const char *api)
@@ -532,9 +761,10 @@ static aclError wait_event(aclrtStream stream, aclrtEvent event, const char *api
     pending_wait *w = malloc(sizeof *w);
     if (w == NULL)
         return opemu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: out of host memory", api);
-    *w = (pending_wait){e->recorded && !e->completed ? e->stream : NULL, e};
+    int waits = e->recorded && !e->completed && e->ticket;
+    *w = (pending_wait){waits ? e->stream : NULL, e, waits ? ticket_hold(e->ticket) : NULL, s};
     __atomic_fetch_add(&e->waits_pending, 1, __ATOMIC_RELAXED);
-    return opemu_stream_submit(s, wait_stream_task, free, w);
+    return opemu_stream_submit(s, wait_stream_task, drop_wait, w);
 }
 
 OPEMU_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
@@ -899,6 +1129,20 @@ OPEMU_EXPORT aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAtt
     s->attributes[stmAttrType] = *value;
     if (stmAttrType == ACL_STREAM_ATTR_PRIORITY)
         s->priority = value->streamPriority;
+    return ACL_SUCCESS;
+}
+
+/* What the stream does after a task fails: go on (ACL_CONTINUE_ON_FAILURE, the default) or stop. */
+OPEMU_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    int rc;
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
+        return rc;
+    if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamFailureMode: mode %llu is neither "
+                          "ACL_CONTINUE_ON_FAILURE nor ACL_STOP_ON_FAILURE", (unsigned long long)mode);
+    s->attributes[ACL_STREAM_ATTR_FAILURE_MODE].failureMode = mode;
     return ACL_SUCCESS;
 }
 

@@ -13,7 +13,7 @@ import traceback
 
 import numpy as np
 
-from opemu import bridge_mcblas, bridge_mcdnn, ops
+from opemu import bridge_mcblas, bridge_mcdnn, collectives, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
 from opemu.core.op import OPS, Args, soc
@@ -463,5 +463,6 @@ def attach(ffi, lib):
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
+    collectives.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         _release)

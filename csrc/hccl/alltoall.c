@@ -1,0 +1,164 @@
+/* AlltoAll, AlltoAllV and AlltoAllVC: block p of this rank's sendBuf lands in rank p's recvBuf, at
+ * this rank's place. The send and receive types must be the same; what one rank sends another must
+ * be what that one expects (checked when the step runs, naming both ranks). */
+#include <stdio.h>
+#include "call.h"
+
+static HcclResult types(hccl_call *call, int32_t send_type, int32_t recv_type)
+{
+    HcclResult rc = hccl_check_dtype(call->api, send_type, 0);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_dtype(call->api, recv_type, 0);
+    if (rc == HCCL_SUCCESS && send_type != recv_type)
+        rc = hccl_fail(HCCL_E_PARA, "EI0003: In [%s], recvType %s differs from sendType %s: they must be the same",
+                       call->api, hccl_dtype_name(recv_type), hccl_dtype_name(send_type));
+    call->es = hccl_dtype_size(send_type);
+    return rc;
+}
+
+static HcclResult begin(hccl_call *call, const char *api, const void *send, const void *recv, const void *comm,
+                        aclrtStream stream)
+{
+    const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
+    const void *values[] = {stream, comm, send, recv};
+    HcclResult rc = hccl_check_nulls(api, 4, names, values);
+    return rc ? rc : hccl_call_begin(call, api, comm, stream);
+}
+
+/* One step from per-peer counts and displacements (elements). */
+static HcclResult build(hccl_call *call, hccl_op *o, char *send, const uint64_t *send_counts,
+                        const uint64_t *send_displs, char *recv, const uint64_t *recv_counts,
+                        const uint64_t *recv_displs)
+{
+    hccl_step *step = hccl_add_step(o, HCCL_STEP_ALLTOALL);
+    if (step == NULL)
+        return HCCL_E_MEMORY;
+    for (uint32_t p = 0; p < call->rank->size; p++) {
+        step->send[p] = (hccl_block){send + send_displs[p] * call->es, send_counts[p] * call->es};
+        step->recv[p] = (hccl_block){recv + recv_displs[p] * call->es, recv_counts[p] * call->es};
+    }
+    return HCCL_SUCCESS;
+}
+
+static HcclResult finish(const hccl_call *call, hccl_op *o, HcclResult built)
+{
+    if (o == NULL || built != HCCL_SUCCESS) {
+        hccl_op_free(o);
+        return hccl_call_submit(call, NULL);
+    }
+    return hccl_call_submit(call, o);
+}
+
+OPEMU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclDataType sendType,
+                                     const void *recvBuf, uint64_t recvCount, HcclDataType recvType, HcclComm comm,
+                                     aclrtStream stream)
+{
+    hccl_call call;
+    HcclResult rc = begin(&call, "HcclAlltoAll", sendBuf, recvBuf, comm, stream);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_count(call.api, sendCount);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_count(call.api, recvCount);
+    if (rc == HCCL_SUCCESS)
+        rc = types(&call, sendType, recvType);
+    if (rc == HCCL_SUCCESS && sendCount != recvCount)
+        rc = hccl_fail(HCCL_E_PARA, "EI0003: In [%s], recvCount %llu differs from sendCount %llu: every rank sends "
+                       "each rank as many elements as it receives from it", call.api, (unsigned long long)recvCount,
+                       (unsigned long long)sendCount);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sendCount * call.rank->size);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount * call.rank->size);
+    if (rc)
+        return rc;
+    uint32_t n = call.rank->size;
+    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLTOALL, sendType, -1, UINT32_MAX, sendCount);
+    uint64_t *counts = o ? hccl_op_alloc(o, n * sizeof *counts) : NULL;
+    uint64_t *displs = o ? hccl_op_alloc(o, n * sizeof *displs) : NULL;
+    if (counts == NULL || displs == NULL)
+        return finish(&call, o, HCCL_E_MEMORY);
+    for (uint32_t p = 0; p < n; p++) {
+        counts[p] = sendCount;
+        displs[p] = p * sendCount;
+    }
+    return finish(&call, o, build(&call, o, (char *)sendBuf, counts, displs, (char *)recvBuf, counts, displs));
+}
+
+OPEMU_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, const void *sdispls,
+                                      HcclDataType sendType, const void *recvBuf, const void *recvCounts,
+                                      const void *rdispls, HcclDataType recvType, HcclComm comm, aclrtStream stream)
+{
+    hccl_call call;
+    const char *api = "HcclAlltoAllV";
+    const char *names[] = {"sendCounts", "sdispls", "recvCounts", "rdispls"};
+    const void *values[] = {sendCounts, sdispls, recvCounts, rdispls};
+    HcclResult rc = hccl_check_nulls(api, 4, names, values);
+    if (rc == HCCL_SUCCESS)
+        rc = begin(&call, api, sendBuf, recvBuf, comm, stream);
+    uint64_t send_span = 0, recv_span = 0;
+    if (rc == HCCL_SUCCESS)
+        rc = types(&call, sendType, recvType);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_counts(&call, "sendCounts", sendCounts, call.rank->size);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_counts(&call, "recvCounts", recvCounts, call.rank->size);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_layout_span(&call, "sdispls", sendCounts, sdispls, &send_span);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_layout_span(&call, "rdispls", recvCounts, rdispls, &recv_span);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, send_span);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recv_span);
+    if (rc)
+        return rc;
+    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLTOALLV, sendType, -1, UINT32_MAX, 0);
+    return finish(&call, o, o ? build(&call, o, (char *)sendBuf, sendCounts, sdispls, (char *)recvBuf, recvCounts,
+                                      rdispls)
+                              : HCCL_E_MEMORY);
+}
+
+/* Row i of the matrix is what rank i sends each rank, packed in rank order in both buffers. */
+OPEMU_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMatrix, HcclDataType sendType,
+                                       const void *recvBuf, HcclDataType recvType, HcclComm comm, aclrtStream stream)
+{
+    hccl_call call;
+    const char *api = "HcclAlltoAllVC";
+    const char *names[] = {"sendCountMatrix"};
+    const void *values[] = {sendCountMatrix};
+    HcclResult rc = hccl_check_nulls(api, 1, names, values);
+    if (rc == HCCL_SUCCESS)
+        rc = begin(&call, api, sendBuf, recvBuf, comm, stream);
+    if (rc == HCCL_SUCCESS)
+        rc = types(&call, sendType, recvType);
+    uint32_t n = rc == HCCL_SUCCESS ? call.rank->size : 0, me = n ? call.rank->rank : 0;
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_counts(&call, "sendCountMatrix", sendCountMatrix, (uint64_t)n * n);
+    if (rc)
+        return rc;
+    const uint64_t *matrix = sendCountMatrix;
+    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLTOALLVC, sendType, -1, UINT32_MAX, 0);
+    uint64_t *arrays = o ? hccl_op_alloc(o, 4 * n * sizeof *arrays) : NULL;
+    if (arrays == NULL)
+        return finish(&call, o, HCCL_E_MEMORY);
+    uint64_t *send_counts = arrays, *send_displs = arrays + n, *recv_counts = arrays + 2 * n,
+             *recv_displs = arrays + 3 * n, sent = 0, received = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        send_counts[p] = matrix[(uint64_t)me * n + p];
+        recv_counts[p] = matrix[(uint64_t)p * n + me];
+        send_displs[p] = sent;
+        recv_displs[p] = received;
+        sent += send_counts[p];
+        received += recv_counts[p];
+    }
+    rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sent);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, received);
+    if (rc) {
+        hccl_op_free(o);
+        return rc;
+    }
+    o->sig.digest = hccl_digest(0, matrix, (size_t)n * n * sizeof *matrix);
+    return finish(&call, o, build(&call, o, (char *)sendBuf, send_counts, send_displs, (char *)recvBuf, recv_counts,
+                                  recv_displs));
+}
