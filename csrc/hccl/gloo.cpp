@@ -1,4 +1,5 @@
-/* The Gloo transport: the ranks are on several hosts (Debian's libgloo, TCP).
+/* The Gloo transport: the ranks are on several hosts (Debian's libgloo, TCP). Built as the module
+ * libopemu_gloo.so (gloo_module.h says why); it calls the core through the services table only.
  *
  * Each rank has a gloo::rendezvous::Context connected to every other rank; its rendezvous store is
  * the root's listener (keys under the communicator's id). A progress thread per rank runs its ops
@@ -19,9 +20,11 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
 
-#include "hccl_internal.h"
+#include "gloo_module.h"
 
 namespace {
+
+const hccl_gloo_services *core;
 
 class RootStore : public gloo::rendezvous::Store {
   public:
@@ -34,7 +37,7 @@ class RootStore : public gloo::rendezvous::Store {
 
     void set(const std::string &key, const std::vector<char> &data) override
     {
-        if (hccl_store_set(&root_, 0, (prefix_ + key).c_str(), data.data(), (uint32_t)data.size()) != HCCL_SUCCESS)
+        if (core->store_set(&root_, 0, (prefix_ + key).c_str(), data.data(), (uint32_t)data.size()) != HCCL_SUCCESS)
             throw std::runtime_error("the rendezvous store refused " + key);
     }
 
@@ -42,7 +45,7 @@ class RootStore : public gloo::rendezvous::Store {
     {
         std::vector<char> value(1 << 20);
         uint32_t size = 0;
-        if (hccl_store_get(&root_, 0, (prefix_ + key).c_str(), value.data(), (uint32_t)value.size(), &size,
+        if (core->store_get(&root_, 0, (prefix_ + key).c_str(), value.data(), (uint32_t)value.size(), &size,
                            deadline_) != HCCL_SUCCESS)
             throw std::runtime_error("the rendezvous store has no " + key);
         value.resize(size);
@@ -79,7 +82,7 @@ std::chrono::milliseconds left(const hccl_op *op)
 {
     if (op->deadline <= 0)
         return std::chrono::hours(24 * 365);
-    double ms = (op->deadline - hccl_now()) * 1000.0;
+    double ms = (op->deadline - core->now()) * 1000.0;
     return std::chrono::milliseconds(ms < 1 ? 1 : (long long)ms);
 }
 
@@ -139,7 +142,7 @@ void agree(Link *l, hccl_rank *r, const hccl_op *op, int s, const hccl_step *st)
         hccl_signature a, b;
         std::memcpy(&a, all.data(), sizeof a);
         std::memcpy(&b, all.data() + (size_t)k * bytes, sizeof b);
-        if (k && hccl_signatures_differ(&a, 0, &b, k, message, sizeof message))
+        if (k && core->signatures_differ(&a, 0, &b, k, message, sizeof message))
             throw Failure(HCCL_E_PARA, message);
         const uint64_t *row = reinterpret_cast<const uint64_t *>(all.data() + (size_t)k * bytes + sizeof(hccl_signature));
         for (uint32_t j = 0; j < n; j++) {
@@ -147,7 +150,7 @@ void agree(Link *l, hccl_rank *r, const hccl_op *op, int s, const hccl_step *st)
                                                                          sizeof(hccl_signature));
             if (row[j] != other[n + k]) {
                 std::snprintf(message, sizeof message, "[TaskExecStage][OpInconsistent] %s #%llu: rank %u sends rank %u "
-                              "%llu bytes, rank %u expects %llu bytes from rank %u", hccl_cmd_name(op->sig.cmd),
+                              "%llu bytes, rank %u expects %llu bytes from rank %u", core->cmd_name(op->sig.cmd),
                               (unsigned long long)op->sig.seq, k, j, (unsigned long long)row[j], j,
                               (unsigned long long)other[n + k], k);
                 throw Failure(HCCL_E_PARA, message);
@@ -170,7 +173,7 @@ void all_to_all(Link *l, hccl_rank *r, hccl_op *op, int s, hccl_step *st)
         bool overlaps = false;
         for (uint32_t k = 0; k < n && !overlaps; k++)
             overlaps = !(k == me && j == me && st->recv[k].ptr == st->send[j].ptr) &&
-                       hccl_overlap(st->send[j].ptr, st->send[j].bytes, st->recv[k].ptr, st->recv[k].bytes);
+                       core->overlap(st->send[j].ptr, st->send[j].bytes, st->recv[k].ptr, st->recv[k].bytes);
         if (overlaps) {
             aside.emplace_back(st->send[j].ptr, st->send[j].ptr + st->send[j].bytes);
             send_ptr[j] = aside.back().data();
@@ -184,7 +187,7 @@ void all_to_all(Link *l, hccl_rank *r, hccl_op *op, int s, hccl_step *st)
 void reduce_scatter(Link *l, hccl_rank *r, hccl_op *op, int s, hccl_step *st)
 {
     uint32_t n = r->size, me = r->rank;
-    uint64_t es = hccl_dtype_size(st->dtype), mine = st->counts[me] * es;
+    uint64_t es = core->dtype_size(st->dtype), mine = st->counts[me] * es;
     std::vector<char> scratch((size_t)(n ? n : 1) * (size_t)mine + 1);
     std::vector<char *> send_ptr(n), recv_ptr(n), inputs(n);
     std::vector<uint64_t> send_bytes(n), recv_bytes(n);
@@ -196,7 +199,7 @@ void reduce_scatter(Link *l, hccl_rank *r, hccl_op *op, int s, hccl_step *st)
         inputs[p] = p == me ? st->send[me].ptr : recv_ptr[p];
     }
     exchange(l, r, op, collective_slot(op, s, 1), send_ptr, send_bytes, recv_ptr, recv_bytes);
-    if (hccl_reduce(st->dtype, st->op, n, inputs.data(), st->recv[0].ptr, st->counts[me]) != HCCL_SUCCESS)
+    if (core->reduce(st->dtype, st->op, n, inputs.data(), st->recv[0].ptr, st->counts[me]) != HCCL_SUCCESS)
         throw Failure(HCCL_E_INTERNAL, "the reduction failed");
 }
 
@@ -229,8 +232,8 @@ void point_to_point(Link *l, hccl_rank *r, hccl_op *op)
             char message[512];
             std::snprintf(message, sizeof message, "[TaskExecStage][OpInconsistent] rank %u sends rank %u %llu bytes "
                           "of %s, rank %u receives %llu bytes of %s", p.item->peer, r->rank,
-                          (unsigned long long)p.size[0], hccl_dtype_name((int32_t)p.size[1]), r->rank,
-                          (unsigned long long)p.item->bytes, hccl_dtype_name(p.item->dtype));
+                          (unsigned long long)p.size[0], core->dtype_name((int32_t)p.size[1]), r->rank,
+                          (unsigned long long)p.item->bytes, core->dtype_name(p.item->dtype));
             throw Failure(HCCL_E_PARA, message);
         }
         if (p.item->bytes == 0)
@@ -268,7 +271,7 @@ HcclResult run(Link *l, hccl_rank *r, hccl_op *op, std::string &message)
         bool timeout = std::strstr(e.what(), "imed out") != nullptr;
         message = std::string(timeout ? "[TaskExecStage][Timeout] ExceptionType:[Stuck Occurred] " :
                               "[TaskExecStage][HeartbeatAbnormal] ExceptionType:[Heartbeat Lost Occurred] ") +
-                  hccl_cmd_name(op->sig.cmd) + " #" + std::to_string(op->sig.seq) + ": " + e.what();
+                  core->cmd_name(op->sig.cmd) + " #" + std::to_string(op->sig.seq) + ": " + e.what();
         return timeout ? HCCL_E_TIMEOUT : HCCL_E_REMOTE;
     }
 }
@@ -299,7 +302,7 @@ void *progress(void *arg)
             l->broken = rc;
             l->broken_message = message;
         }
-        hccl_op_finish(op, rc, rc ? message.c_str() : nullptr);
+        core->op_finish(op, rc, rc ? message.c_str() : nullptr);
         pthread_mutex_lock(&l->lock);
     }
     pthread_mutex_unlock(&l->lock);
@@ -331,39 +334,44 @@ void leave(hccl_rank *r)
     delete l; /* closing the connections tells the peers */
 }
 
-} // namespace
-
-extern "C" int hccl_gloo_available(void) { return 1; }
-
-extern "C" HcclResult hccl_gloo_join(hccl_rank *r, double deadline)
+HcclResult join(hccl_rank *r, double deadline)
 {
     if (r->root.nonce == 0)
-        return hccl_fail(HCCL_E_NOT_SUPPORT, "a Gloo communicator needs a rendezvous (a root info or rank table)");
+        return core->fail(HCCL_E_NOT_SUPPORT, "a Gloo communicator needs a rendezvous (a root info or rank table)");
     Link *l = new Link();
     l->send_seq.assign(r->size, 0);
     l->recv_seq.assign(r->size, 0);
     try {
         char ip[64];
-        hccl_local_address(ip, sizeof ip);
+        core->local_address(ip, sizeof ip);
         gloo::transport::tcp::attr attr(ip);
         auto device = gloo::transport::tcp::CreateDevice(attr);
         RootStore store(r->root, r->id, deadline);
         l->context = std::make_shared<gloo::rendezvous::Context>((int)r->rank, (int)r->size);
-        double seconds = deadline - hccl_now();
+        double seconds = deadline - core->now();
         l->context->setTimeout(std::chrono::milliseconds((long long)((seconds > 1 ? seconds : 1) * 1000)));
         l->context->connectFullMesh(store, device);
     } catch (const std::exception &e) {
         delete l;
-        return hccl_fail(HCCL_E_TCP_CONNECT, "rank %u cannot connect its Gloo transport to the other ranks: %s", r->rank,
-                         e.what());
+        return core->fail(HCCL_E_TCP_CONNECT, "rank %u cannot connect its Gloo transport to the other ranks: %s",
+                          r->rank, e.what());
     }
     r->link = l;
     if (pthread_create(&l->thread, nullptr, progress, r) != 0) {
         delete l;
         r->link = nullptr;
-        return hccl_fail(HCCL_E_SYSCALL, "the communicator's progress thread cannot start");
+        return core->fail(HCCL_E_SYSCALL, "the communicator's progress thread cannot start");
     }
     return HCCL_SUCCESS;
 }
 
-extern "C" const hccl_transport hccl_gloo_transport = {HCCL_GLOO, submit, nullptr, leave};
+const hccl_gloo_module entry_points = {join, submit, leave};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) const hccl_gloo_module *opemu_gloo_module(
+    const hccl_gloo_services *services)
+{
+    core = services;
+    return &entry_points;
+}
