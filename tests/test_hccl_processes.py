@@ -103,3 +103,28 @@ open(sys.argv[1], "wb").write(bytes(info))
 def _gloo_built():
     from opemu import paths
     return (paths.library().parent / "libopemu_gloo.so").exists()
+
+
+def test_an_hccl_test_shaped_program_under_mpiexec_reports_success_for_every_size(tmp_path):
+    """The app's own MPI (the mpich wheel) launches the ranks, as hccl_test is run with mpirun."""
+    from pathlib import Path
+    from conftest import toolkit
+    from opemu import cli
+    mpi = Path(sys.prefix)
+    if not (mpi / "bin" / "mpiexec").exists() or not (mpi / "include" / "mpi.h").exists():
+        pytest.skip("the mpich wheel (test extra) is not installed")
+    program = tmp_path / "all_reduce_test"
+    home = toolkit()
+    build = subprocess.run(["g++", "-std=c++11", "-Wall", "-Werror", str(ROOT / "tests" / "c" / "hccl_test_allreduce.cpp"),
+                            "-o", str(program), "-I%s/include" % home, "-I%s/include" % mpi, "-L%s/lib64" % home,
+                            "-L%s/lib" % mpi, "-Wl,-rpath,%s/lib" % mpi, "-Wl,--copy-dt-needed-entries", "-lhccl",
+                            "-lascendcl", "-lmpi"], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    environment = dict(os.environ, OPEMU_THREADS="1", **cli.environment(home))
+    run = subprocess.run([str(mpi / "bin" / "mpiexec"), "-n", "4", str(program), "-b", "8K", "-e", "256K", "-f", "4",
+                          "-d", "fp32", "-o", "sum", "-p", "8", "-n", "5", "-w", "2"],
+                         capture_output=True, text=True, env=environment, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = [line for line in run.stdout.splitlines() if line[:1].isdigit()]
+    assert len(rows) == 3 and all(row.endswith("success") for row in rows), run.stdout
+    assert "check result failed" not in run.stdout

@@ -2,6 +2,7 @@
  * this rank's place. The send and receive types must be the same; what one rank sends another must
  * be what that one expects (checked when the step runs, naming both ranks). */
 #include <stdio.h>
+#include <stdlib.h>
 #include "call.h"
 
 static HcclResult types(hccl_call *call, int32_t send_type, int32_t recv_type)
@@ -23,30 +24,6 @@ static HcclResult begin(hccl_call *call, const char *api, const void *send, cons
     const void *values[] = {stream, comm, send, recv};
     HcclResult rc = hccl_check_nulls(api, 4, names, values);
     return rc ? rc : hccl_call_begin(call, api, comm, stream);
-}
-
-/* One step from per-peer counts and displacements (elements). */
-static HcclResult build(hccl_call *call, hccl_op *o, char *send, const uint64_t *send_counts,
-                        const uint64_t *send_displs, char *recv, const uint64_t *recv_counts,
-                        const uint64_t *recv_displs)
-{
-    hccl_step *step = hccl_add_step(o, HCCL_STEP_ALLTOALL);
-    if (step == NULL)
-        return HCCL_E_MEMORY;
-    for (uint32_t p = 0; p < call->rank->size; p++) {
-        step->send[p] = (hccl_block){send + send_displs[p] * call->es, send_counts[p] * call->es};
-        step->recv[p] = (hccl_block){recv + recv_displs[p] * call->es, recv_counts[p] * call->es};
-    }
-    return HCCL_SUCCESS;
-}
-
-static HcclResult finish(const hccl_call *call, hccl_op *o, HcclResult built)
-{
-    if (o == NULL || built != HCCL_SUCCESS) {
-        hccl_op_free(o);
-        return hccl_call_submit(call, NULL);
-    }
-    return hccl_call_submit(call, o);
 }
 
 OPEMU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclDataType sendType,
@@ -72,16 +49,17 @@ OPEMU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, Hc
     if (rc)
         return rc;
     uint32_t n = call.rank->size;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLTOALL, sendType, -1, UINT32_MAX, sendCount);
-    uint64_t *counts = o ? hccl_op_alloc(o, n * sizeof *counts) : NULL;
-    uint64_t *displs = o ? hccl_op_alloc(o, n * sizeof *displs) : NULL;
-    if (counts == NULL || displs == NULL)
-        return finish(&call, o, HCCL_E_MEMORY);
+    uint64_t *layout = calloc(2 * n, sizeof *layout);
+    if (layout == NULL)
+        return hccl_call_submit(&call, NULL);
     for (uint32_t p = 0; p < n; p++) {
-        counts[p] = sendCount;
-        displs[p] = p * sendCount;
+        layout[p] = sendCount;
+        layout[n + p] = p * sendCount;
     }
-    return finish(&call, o, build(&call, o, (char *)sendBuf, counts, displs, (char *)recvBuf, counts, displs));
+    rc = hccl_queue_all_to_all(&call, HCCL_CMD_ALLTOALL, sendType, UINT32_MAX, sendCount, 0, (char *)sendBuf, layout,
+                               layout + n, (char *)recvBuf, layout, layout + n);
+    free(layout);
+    return rc;
 }
 
 OPEMU_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, const void *sdispls,
@@ -112,10 +90,8 @@ OPEMU_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCount
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recv_span);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLTOALLV, sendType, -1, UINT32_MAX, 0);
-    return finish(&call, o, o ? build(&call, o, (char *)sendBuf, sendCounts, sdispls, (char *)recvBuf, recvCounts,
-                                      rdispls)
-                              : HCCL_E_MEMORY);
+    return hccl_queue_all_to_all(&call, HCCL_CMD_ALLTOALLV, sendType, UINT32_MAX, 0, 0, (char *)sendBuf, sendCounts,
+                                 sdispls, (char *)recvBuf, recvCounts, rdispls);
 }
 
 /* Row i of the matrix is what rank i sends each rank, packed in rank order in both buffers. */
@@ -137,10 +113,9 @@ OPEMU_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCoun
     if (rc)
         return rc;
     const uint64_t *matrix = sendCountMatrix;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLTOALLVC, sendType, -1, UINT32_MAX, 0);
-    uint64_t *arrays = o ? hccl_op_alloc(o, 4 * n * sizeof *arrays) : NULL;
+    uint64_t *arrays = calloc(4 * (size_t)n, sizeof *arrays);
     if (arrays == NULL)
-        return finish(&call, o, HCCL_E_MEMORY);
+        return hccl_call_submit(&call, NULL);
     uint64_t *send_counts = arrays, *send_displs = arrays + n, *recv_counts = arrays + 2 * n,
              *recv_displs = arrays + 3 * n, sent = 0, received = 0;
     for (uint32_t p = 0; p < n; p++) {
@@ -154,11 +129,10 @@ OPEMU_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCoun
     rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sent);
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, received);
-    if (rc) {
-        hccl_op_free(o);
-        return rc;
-    }
-    o->sig.digest = hccl_digest(0, matrix, (size_t)n * n * sizeof *matrix);
-    return finish(&call, o, build(&call, o, (char *)sendBuf, send_counts, send_displs, (char *)recvBuf, recv_counts,
-                                  recv_displs));
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_queue_all_to_all(&call, HCCL_CMD_ALLTOALLVC, sendType, UINT32_MAX, 0,
+                                   hccl_digest(0, matrix, (size_t)n * n * sizeof *matrix), (char *)sendBuf,
+                                   send_counts, send_displs, (char *)recvBuf, recv_counts, recv_displs);
+    free(arrays);
+    return rc;
 }

@@ -274,6 +274,39 @@ HcclResult hccl_root_decode(const HcclRootInfo *info, hccl_root_address *out)
     return HCCL_SUCCESS;
 }
 
+/* MCCL's unique id: 128 bytes, the address and nonce only. */
+typedef struct {
+    char magic[8];
+    uint32_t port;
+    uint32_t reserved;
+    uint64_t nonce;
+    char ip[64];
+} unique_record;
+
+void hccl_unique_id_encode(const hccl_root_address *address, char id[128])
+{
+    unique_record r;
+    memset(&r, 0, sizeof r);
+    memcpy(r.magic, "OPEMU-MC", sizeof r.magic);
+    r.port = address->port;
+    r.nonce = address->nonce;
+    memcpy(r.ip, address->ip, sizeof r.ip);
+    memset(id, 0, 128);
+    memcpy(id, &r, sizeof r);
+}
+
+HcclResult hccl_unique_id_decode(const char id[128], hccl_root_address *out)
+{
+    unique_record r;
+    memcpy(&r, id, sizeof r);
+    if (memcmp(r.magic, "OPEMU-MC", sizeof r.magic) != 0)
+        return hccl_fail(HCCL_E_PARA, "the unique id was not made by mcclGetUniqueId (or was damaged on its way)");
+    fill(out, "", r.port, r.nonce);
+    memcpy(out->ip, r.ip, sizeof out->ip - 1);
+    snprintf(out->identifier, sizeof out->identifier, "mccl_%s_%u_%llx", out->ip, r.port, (unsigned long long)r.nonce);
+    return HCCL_SUCCESS;
+}
+
 /* ---- the client ---- */
 
 /* A connection to the root's listener, retried until the deadline (the root may not listen yet). */

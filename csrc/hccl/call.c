@@ -143,6 +143,21 @@ HcclResult hccl_call_submit(const hccl_call *call, hccl_op *op)
 
 /* ---- point to point ---- */
 
+HcclResult hccl_queue_p2p(const hccl_call *call, int is_send, void *buf, uint64_t count, int32_t dtype, uint32_t peer)
+{
+    hccl_op *op = hccl_op_new(call->rank, call->api, is_send ? HCCL_CMD_SEND : HCCL_CMD_RECEIVE);
+    hccl_p2p *item = op ? hccl_op_alloc(op, sizeof *item) : NULL;
+    if (item == NULL) {
+        hccl_op_free(op);
+        return hccl_call_submit(call, NULL);
+    }
+    *item = (hccl_p2p){is_send, peer, buf, count * call->es, dtype, count, 0};
+    op->stream = call->stream;
+    op->p2p = item;
+    op->n_p2p = 1;
+    return hccl_call_submit(call, op);
+}
+
 HcclResult hccl_send_recv(const char *api, int is_send, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
                           const void *comm, aclrtStream stream)
 {
@@ -167,17 +182,7 @@ HcclResult hccl_send_recv(const char *api, int is_send, void *buf, uint64_t coun
     rc = hccl_check_buffer(&call, is_send ? "sendBuf" : "recvBuf", buf, count);
     if (rc)
         return rc;
-    hccl_op *op = hccl_op_new(call.rank, api, is_send ? HCCL_CMD_SEND : HCCL_CMD_RECEIVE);
-    hccl_p2p *item = op ? hccl_op_alloc(op, sizeof *item) : NULL;
-    if (item == NULL) {
-        hccl_op_free(op);
-        return hccl_call_submit(&call, NULL);
-    }
-    *item = (hccl_p2p){is_send, peer, buf, count * call.es, dtype, count, 0};
-    op->stream = call.stream;
-    op->p2p = item;
-    op->n_p2p = 1;
-    return hccl_call_submit(&call, op);
+    return hccl_queue_p2p(&call, is_send, buf, count, dtype, peer);
 }
 
 OPEMU_EXPORT HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank, HcclComm comm,

@@ -32,7 +32,21 @@ hccl_op *hccl_call_op(const hccl_call *call, int32_t cmd, int32_t dtype, int32_t
 hccl_step *hccl_add_step(hccl_op *op, hccl_step_kind kind);
 /* Queues the op, or reports that it could not be built (out of memory). */
 HcclResult hccl_call_submit(const hccl_call *call, hccl_op *op);
-/* Point-to-point ops. */
+/* The collectives, queued (queue.c): AllReduce (root UINT32_MAX) and Reduce; ReduceScatter (uniform
+ * count) and its V form (counts, displs); any all-to-all of blocks; and Broadcast, Scatter, Gather,
+ * AllGather(V) (counts/displs for the V form) as one. */
+HcclResult hccl_queue_reduction(const hccl_call *call, int32_t cmd, char *send, char *recv, uint64_t count,
+                                int32_t dtype, int32_t op, uint32_t root);
+HcclResult hccl_queue_reduce_scatter(const hccl_call *call, int32_t cmd, char *send, char *recv, uint64_t uniform,
+                                     const uint64_t *counts, const uint64_t *displs, int32_t dtype, int32_t op);
+HcclResult hccl_queue_all_to_all(const hccl_call *call, int32_t cmd, int32_t dtype, uint32_t root, uint64_t count,
+                                 uint64_t digest, char *send, const uint64_t *send_counts,
+                                 const uint64_t *send_displs, char *recv, const uint64_t *recv_counts,
+                                 const uint64_t *recv_displs);
+HcclResult hccl_queue_moving(const hccl_call *call, int32_t cmd, char *send, char *recv, uint64_t count,
+                             int32_t dtype, uint32_t root, const uint64_t *counts, const uint64_t *displs);
+/* Point-to-point ops: one send or receive queued; the HCCL entry points' checks and queueing. */
+HcclResult hccl_queue_p2p(const hccl_call *call, int is_send, void *buf, uint64_t count, int32_t dtype, uint32_t peer);
 HcclResult hccl_send_recv(const char *api, int is_send, void *buf, uint64_t count, int32_t dtype, uint32_t peer,
                           const void *comm, aclrtStream stream);
 

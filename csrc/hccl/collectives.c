@@ -1,55 +1,8 @@
-/* The reducing collectives and broadcast/scatter/allgather as steps every transport executes.
- *
- * A reduction is a reduce-scatter (rank j reduces, in rank order, every rank's j-th chunk) and, for
- * AllReduce and Reduce, a gather of the reduced chunks: each element is reduced in the same order
- * whatever the transport, the number of processes or the timing, so results are bitwise the same. */
+/* HCCL's collectives other than the all-to-alls: the vendor's checks, in the vendor's order, then
+ * the op queued (queue.c). */
 #include <stdio.h>
 #include <string.h>
 #include "call.h"
-
-/* Rank p's chunk of `count` elements split as evenly as the ranks allow. */
-static void chunk(uint64_t count, uint32_t n, uint32_t p, uint64_t *offset, uint64_t *length)
-{
-    uint64_t base = count / n, extra = count % n;
-    *offset = p * base + (p < extra ? p : extra);
-    *length = base + (p < extra);
-}
-
-/* Step 1 of AllReduce and Reduce: this rank reduces its chunk into `mine` (its own output's chunk, or
- * scratch); step 2 sends it to `root` (or to every rank when root is UINT32_MAX) into `recv`. */
-static HcclResult reduction(const hccl_call *call, hccl_op *op, char *send, char *recv, uint64_t count,
-                            uint32_t root)
-{
-    uint32_t n = call->rank->size, me = call->rank->rank, es = call->es;
-    uint64_t my_offset, my_length;
-    chunk(count, n, me, &my_offset, &my_length);
-    char *mine = recv && (root == UINT32_MAX || root == me) ? recv + my_offset * es
-                                                            : hccl_op_alloc(op, my_length * es);
-    hccl_step *reduce = hccl_add_step(op, HCCL_STEP_REDUCE_SCATTER);
-    if (mine == NULL || reduce == NULL)
-        return HCCL_E_MEMORY;
-    for (uint32_t p = 0; p < n; p++) {
-        uint64_t offset, length;
-        chunk(count, n, p, &offset, &length);
-        reduce->send[p] = (hccl_block){send + offset * es, length * es};
-        reduce->counts[p] = length;
-    }
-    reduce->recv[0] = (hccl_block){mine, my_length * es};
-    hccl_step *gather = hccl_add_step(op, HCCL_STEP_ALLTOALL);
-    if (gather == NULL)
-        return HCCL_E_MEMORY;
-    for (uint32_t p = 0; p < n; p++) {
-        if (p == me)
-            continue;
-        uint64_t offset, length;
-        chunk(count, n, p, &offset, &length);
-        if (root == UINT32_MAX || root == p)
-            gather->send[p] = (hccl_block){mine, my_length * es};
-        if (root == UINT32_MAX || root == me)
-            gather->recv[p] = (hccl_block){recv + offset * es, length * es};
-    }
-    return HCCL_SUCCESS;
-}
 
 static HcclResult reducing_checks(hccl_call *call, uint64_t count, int32_t dtype, int32_t op)
 {
@@ -60,15 +13,6 @@ static HcclResult reducing_checks(hccl_call *call, uint64_t count, int32_t dtype
         rc = hccl_check_op(call->api, dtype, op);
     call->es = hccl_dtype_size(dtype);
     return rc;
-}
-
-static HcclResult submit_built(const hccl_call *call, hccl_op *op, HcclResult built)
-{
-    if (built != HCCL_SUCCESS) {
-        hccl_op_free(op);
-        return hccl_call_submit(call, NULL);
-    }
-    return hccl_call_submit(call, op);
 }
 
 OPEMU_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
@@ -91,9 +35,7 @@ OPEMU_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t cou
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, count);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLREDUCE, dataType, op, UINT32_MAX, count);
-    return o ? submit_built(&call, o, reduction(&call, o, sendBuf, recvBuf, count, UINT32_MAX))
-             : hccl_call_submit(&call, NULL);
+    return hccl_queue_reduction(&call, HCCL_CMD_ALLREDUCE, sendBuf, recvBuf, count, dataType, op, UINT32_MAX);
 }
 
 OPEMU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
@@ -118,28 +60,7 @@ OPEMU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, count);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_REDUCE, dataType, op, root, count);
-    return o ? submit_built(&call, o, reduction(&call, o, sendBuf, call.rank->rank == root ? recvBuf : NULL, count,
-                                                root))
-             : hccl_call_submit(&call, NULL);
-}
-
-/* ReduceScatter and ReduceScatterV: block p of sendBuf (counts[p] elements at displs[p]) is reduced
- * into rank p's recvBuf. */
-static HcclResult reduce_scatter(hccl_call *call, hccl_op *o, char *send, char *recv, const uint64_t *counts,
-                                 const uint64_t *displs, uint64_t uniform)
-{
-    hccl_step *step = hccl_add_step(o, HCCL_STEP_REDUCE_SCATTER);
-    if (step == NULL)
-        return HCCL_E_MEMORY;
-    for (uint32_t p = 0; p < call->rank->size; p++) {
-        uint64_t count = counts ? counts[p] : uniform, displ = displs ? displs[p] : p * uniform;
-        step->send[p] = (hccl_block){send + displ * call->es, count * call->es};
-        step->counts[p] = count;
-    }
-    uint64_t mine = counts ? counts[call->rank->rank] : uniform;
-    step->recv[0] = (hccl_block){recv, mine * call->es};
-    return HCCL_SUCCESS;
+    return hccl_queue_reduction(&call, HCCL_CMD_REDUCE, sendBuf, recvBuf, count, dataType, op, root);
 }
 
 OPEMU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
@@ -162,9 +83,8 @@ OPEMU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_REDUCE_SCATTER, dataType, op, UINT32_MAX, recvCount);
-    return o ? submit_built(&call, o, reduce_scatter(&call, o, sendBuf, recvBuf, NULL, NULL, recvCount))
-             : hccl_call_submit(&call, NULL);
+    return hccl_queue_reduce_scatter(&call, HCCL_CMD_REDUCE_SCATTER, sendBuf, recvBuf, recvCount, NULL, NULL, dataType,
+                                     op);
 }
 
 OPEMU_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, const void *sendDispls,
@@ -195,12 +115,8 @@ OPEMU_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount);
     if (rc)
         return rc;
-    size_t bytes = call.rank->size * sizeof(uint64_t);
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_REDUCE_SCATTER_V, dataType, op, UINT32_MAX, 0);
-    if (o == NULL)
-        return hccl_call_submit(&call, NULL);
-    o->sig.digest = hccl_digest(hccl_digest(0, sendCounts, bytes), sendDispls, bytes);
-    return submit_built(&call, o, reduce_scatter(&call, o, sendBuf, recvBuf, sendCounts, sendDispls, 0));
+    return hccl_queue_reduce_scatter(&call, HCCL_CMD_REDUCE_SCATTER_V, sendBuf, recvBuf, 0, sendCounts, sendDispls,
+                                     dataType, op);
 }
 
 /* ---- moving collectives ---- */
@@ -234,18 +150,7 @@ OPEMU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType da
         rc = hccl_check_buffer(&call, "buf", buf, count);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_BROADCAST, dataType, -1, root, count);
-    hccl_step *step = o ? hccl_add_step(o, HCCL_STEP_ALLTOALL) : NULL;
-    if (step == NULL)
-        return submit_built(&call, o, HCCL_E_MEMORY);
-    hccl_block block = {buf, count * call.es};
-    for (uint32_t p = 0; p < call.rank->size; p++) {
-        if (call.rank->rank == root && p != root)
-            step->send[p] = block;
-        else if (call.rank->rank != root && p == root)
-            step->recv[p] = block;
-    }
-    return hccl_call_submit(&call, o);
+    return hccl_queue_moving(&call, HCCL_CMD_BROADCAST, buf, buf, count, dataType, root, NULL, NULL);
 }
 
 OPEMU_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
@@ -273,32 +178,7 @@ OPEMU_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvC
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_SCATTER, dataType, -1, root, recvCount);
-    hccl_step *step = o ? hccl_add_step(o, HCCL_STEP_ALLTOALL) : NULL;
-    if (step == NULL)
-        return submit_built(&call, o, HCCL_E_MEMORY);
-    uint64_t bytes = recvCount * call.es;
-    if (is_root)
-        for (uint32_t p = 0; p < call.rank->size; p++)
-            step->send[p] = (hccl_block){(char *)sendBuf + p * bytes, bytes};
-    step->recv[root] = (hccl_block){recvBuf, bytes};
-    return hccl_call_submit(&call, o);
-}
-
-/* AllGather and AllGatherV: every rank's sendCount elements land in every rank's recvBuf, rank p's
- * at displs[p] (p * sendCount without displacements). */
-static HcclResult all_gather(hccl_call *call, hccl_op *o, char *send, uint64_t send_count, char *recv,
-                             const uint64_t *counts, const uint64_t *displs)
-{
-    hccl_step *step = hccl_add_step(o, HCCL_STEP_ALLTOALL);
-    if (step == NULL)
-        return HCCL_E_MEMORY;
-    for (uint32_t p = 0; p < call->rank->size; p++) {
-        uint64_t count = counts ? counts[p] : send_count, displ = displs ? displs[p] : p * send_count;
-        step->send[p] = (hccl_block){send, send_count * call->es};
-        step->recv[p] = (hccl_block){recv + displ * call->es, count * call->es};
-    }
-    return HCCL_SUCCESS;
+    return hccl_queue_moving(&call, HCCL_CMD_SCATTER, sendBuf, recvBuf, recvCount, dataType, root, NULL, NULL);
 }
 
 OPEMU_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount, HcclDataType dataType,
@@ -321,9 +201,8 @@ OPEMU_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sen
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, sendCount * call.rank->size);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLGATHER, dataType, -1, UINT32_MAX, sendCount);
-    return o ? submit_built(&call, o, all_gather(&call, o, sendBuf, sendCount, recvBuf, NULL, NULL))
-             : hccl_call_submit(&call, NULL);
+    return hccl_queue_moving(&call, HCCL_CMD_ALLGATHER, sendBuf, recvBuf, sendCount, dataType, UINT32_MAX, NULL,
+                             NULL);
 }
 
 OPEMU_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *recvBuf, const void *recvCounts,
@@ -354,11 +233,8 @@ OPEMU_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *
         rc = hccl_check_buffer(&call, "recvBuf", recvBuf, span);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_ALLGATHER_V, dataType, -1, UINT32_MAX, 0);
-    if (o == NULL)
-        return hccl_call_submit(&call, NULL);
-    o->sig.digest = hccl_digest(0, recvCounts, call.rank->size * sizeof(uint64_t));
-    return submit_built(&call, o, all_gather(&call, o, sendBuf, sendCount, recvBuf, recvCounts, recvDispls));
+    return hccl_queue_moving(&call, HCCL_CMD_ALLGATHER_V, sendBuf, recvBuf, sendCount, dataType, UINT32_MAX,
+                             recvCounts, recvDispls);
 }
 
 OPEMU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
@@ -372,6 +248,5 @@ OPEMU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
         rc = hccl_call_begin(&call, api, comm, stream);
     if (rc)
         return rc;
-    hccl_op *o = hccl_call_op(&call, HCCL_CMD_BARRIER, -1, -1, UINT32_MAX, 0);
-    return submit_built(&call, o, o && hccl_add_step(o, HCCL_STEP_ALLTOALL) ? HCCL_SUCCESS : HCCL_E_MEMORY);
+    return hccl_queue_all_to_all(&call, HCCL_CMD_BARRIER, -1, UINT32_MAX, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL);
 }

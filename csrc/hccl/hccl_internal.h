@@ -214,6 +214,9 @@ HcclResult hccl_root_listen(const char *ip, uint32_t port, uint64_t nonce, hccl_
 /* Closes the root's session (its communicator went away). */
 void hccl_root_close(uint64_t nonce);
 void hccl_root_encode(const hccl_root_address *address, HcclRootInfo *info);
+/* The same address in MCCL's 128-byte unique id. */
+void hccl_unique_id_encode(const hccl_root_address *address, char id[128]);
+HcclResult hccl_unique_id_decode(const char id[128], hccl_root_address *out);
 HcclResult hccl_root_decode(const HcclRootInfo *info, hccl_root_address *out);
 /* Joins session `nonce` (or a sub-session of it, `sub` != 0) as rank of size ranks; on success
  * `members` (size entries, malloc'd) and the transport every rank uses. */
@@ -233,8 +236,9 @@ uint64_t hccl_random64(void);
 
 /* ---- creation (init.c) ---- */
 /* The communicator creation every entry point shares: rendezvous, transport, rank view. */
+/* `device` -1: the calling thread's (its current context's, or its MACA device for MCCL). */
 HcclResult hccl_comm_init(const hccl_root_address *root, uint64_t sub, uint32_t size, uint32_t rank,
-                          const HcclCommConfig *config, int is_mccl, hccl_rank **out);
+                          const HcclCommConfig *config, int is_mccl, int32_t device, hccl_rank **out);
 
 /* One process, no sockets: comms[i] is rank i on devices[i] (device i when devices is NULL). */
 HcclResult hccl_init_all(const char *api, uint32_t ndev, const int32_t *devices, int is_mccl, void **comms);

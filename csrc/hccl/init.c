@@ -62,13 +62,12 @@ static HcclResult current_device(const char *api, int is_mccl, int32_t *device)
 }
 
 HcclResult hccl_comm_init(const hccl_root_address *root, uint64_t sub, uint32_t size, uint32_t rank,
-                          const HcclCommConfig *config, int is_mccl, hccl_rank **out)
+                          const HcclCommConfig *config, int is_mccl, int32_t device, hccl_rank **out)
 {
     const char *api = is_mccl ? "mcclCommInitRank" : "HcclCommInitRootInfo";
     options opt;
-    int32_t device;
     HcclResult rc = read_config(api, config, &opt);
-    if (rc == HCCL_SUCCESS)
+    if (rc == HCCL_SUCCESS && device < 0)
         rc = current_device(api, is_mccl, &device);
     double timeout = rc == HCCL_SUCCESS ? hccl_connect_timeout() : 0;
     if (rc == HCCL_SUCCESS && timeout < 0)
@@ -121,7 +120,7 @@ static HcclResult init_root_info(const char *api, uint32_t nRanks, const HcclRoo
     HcclResult rc = hccl_root_decode(rootInfo, &root);
     hccl_rank *r = NULL;
     if (rc == HCCL_SUCCESS)
-        rc = hccl_comm_init(&root, 0, nRanks, rank, config, 0, &r);
+        rc = hccl_comm_init(&root, 0, nRanks, rank, config, 0, -1, &r);
     if (rc == HCCL_SUCCESS)
         *comm = r;
     return rc;
@@ -234,7 +233,7 @@ OPEMU_EXPORT HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum
         r = hccl_rank_create(subCommRankId, rankNum, parent->device, hccl_digest(parent->id, &sub, sizeof sub), NULL,
                              members, HCCL_INPROC, name, opt.exec_timeout, parent->is_mccl, 0, &rc);
     } else {
-        rc = hccl_comm_init(&parent->root, sub, rankNum, subCommRankId, config, parent->is_mccl, &r);
+        rc = hccl_comm_init(&parent->root, sub, rankNum, subCommRankId, config, parent->is_mccl, -1, &r);
     }
     if (rc == HCCL_SUCCESS)
         *subComm = r;
@@ -270,7 +269,7 @@ static HcclResult init_cluster_info(const char *api, const char *clusterInfo, ui
         rc = hccl_root_listen(host, port, nonce, &root);
     hccl_rank *r = NULL;
     if (rc == HCCL_SUCCESS)
-        rc = hccl_comm_init(&root, 0, size, rank, config, 0, &r);
+        rc = hccl_comm_init(&root, 0, size, rank, config, 0, -1, &r);
     if (rc == HCCL_SUCCESS)
         *comm = r;
     return rc;

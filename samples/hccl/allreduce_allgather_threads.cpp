@@ -91,8 +91,9 @@ int main()
     ACLCHECK(aclInit(nullptr));
     uint32_t devCount = 0;
     ACLCHECK(aclrtGetDeviceCount(&devCount));
+    const uint32_t found = devCount;
     devCount = devCount > 4 ? 4 : devCount;
-    printf("Found %u device(s); using %u\n", devCount, devCount);
+    printf("Found %u device(s); using %u\n", found, devCount);
 
     ACLCHECK(aclrtSetDevice(0));
     HcclRootInfo rootInfo;
