@@ -48,11 +48,15 @@ def share_root_info(rank, where):
 
 
 def init(rank, size, where, device=None):
+    """A communicator from the shared root info, or from a rank table (WHERE is ranktable:PATH)."""
     device = rank % 8 if device is None else device
     acl.lib().aclrtSetDevice(device)
-    info = share_root_info(rank, where)
     comm = ctypes.c_void_p()
-    rc = call("HcclCommInitRootInfo", size, ctypes.byref(info), rank, ctypes.byref(comm))
+    if where.startswith("ranktable:"):
+        rc = call("HcclCommInitClusterInfo", where[len("ranktable:"):].encode(), rank, ctypes.byref(comm))
+    else:
+        info = share_root_info(rank, where)
+        rc = call("HcclCommInitRootInfo", size, ctypes.byref(info), rank, ctypes.byref(comm))
     return rc, comm, hccl.stream(device), device
 
 
