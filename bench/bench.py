@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization",
-            "mcdnn_convolution", "mcblas", "aclnn_ops"]  # in the order they print; each is bench/<name>.py with main()
+            "mcdnn_convolution", "mcblas", "aclnn_ops", "collectives"]  # in the order they print; each is bench/<name>.py with main()
 
 
 def summarise(results, runs):

@@ -184,7 +184,7 @@ def reference(inputs, op):
         for x in flat[1:]:
             with np.errstate(all="ignore"):
                 step = _step_float(acc, float(x[i]), op) if wide else float(_np_step(acc, float(x[i]), op))
-            acc = float(np.array(step, np.float64).astype(dtype)) if wide else step
+                acc = float(np.array(step, np.float64).astype(dtype)) if wide else step
         out.reshape(-1)[i] = acc
     return out
 

@@ -280,3 +280,42 @@ def test_eight_ranks_reduce_in_rank_order(monkeypatch):
         assert all(hccl.bits(s.read()).tobytes() == expected for s in sends)
     finally:
         w.close()
+
+
+def special(dtype, n):
+    """Values where reductions differ most: NaNs of both signs and several payloads, signed zeros,
+    infinities, the extremes of the type."""
+    numpy = np.dtype(hccl.NUMPY[dtype])
+    if np.issubdtype(numpy, np.integer):
+        info = np.iinfo(numpy)
+        base = np.array([info.min, info.max, info.max // 2 + 1, 0, 1, info.min + 1, info.max - 1], numpy)
+    else:
+        bits = np.uint32 if numpy.itemsize == 4 else np.uint64
+        nans = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0x7fc12345], np.uint32) if numpy.itemsize == 4 else \
+            np.array([0x7ff8000000000000, 0xfff8000000000000, 0x7ff0000000000001], np.uint64)
+        base = np.concatenate([nans.astype(bits).view(numpy),
+                               np.array([0.0, -0.0, np.inf, -np.inf, np.finfo(numpy).max, -np.finfo(numpy).tiny,
+                                         1.5, -2.25], numpy)])
+    rng = np.random.default_rng(n)
+    return [rng.permutation(np.tile(base, 3))[:17] for _ in range(n)]
+
+
+@pytest.mark.parametrize("dtype", [hccl.INT8, hccl.INT32, hccl.INT64, hccl.UINT64, hccl.FP32, hccl.FP64])
+@pytest.mark.parametrize("op", hccl.OPS)
+def test_the_c_twin_gives_numpys_bits_on_special_values(world3, monkeypatch, dtype, op):
+    inputs = special(dtype, 3)
+    results = {}
+    for kernels in ("c", "numpy"):
+        monkeypatch.setenv("OPEMU_KERNELS", kernels)
+        bufs = [world3.buffer(r, inputs[r]) for r in range(3)]
+        for r in range(3):
+            assert call("HcclAllReduce", bufs[r].address, bufs[r].address, u64(17), dtype, op, world3.comms[r],
+                        world3.streams[r]) == SUCCESS
+        assert world3.sync() == [0, 0, 0]
+        results[kernels] = [hccl.bits(b.read()).tobytes() for b in bufs]
+    assert results["c"] == results["numpy"]
+    reduced = np.frombuffer(results["c"][0], inputs[0].dtype)
+    expected = hccl.reference(inputs, op)
+    finite = ~np.isnan(expected) if not np.issubdtype(expected.dtype, np.integer) else np.ones(17, bool)
+    assert hccl.bits(reduced[finite]).tobytes() == hccl.bits(expected[finite]).tobytes()
+    assert (np.isnan(reduced) == ~finite).all()

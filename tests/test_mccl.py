@@ -96,18 +96,19 @@ def test_allreduce_matches_the_rank_order_reference(clique, dtype, op):
 
 def test_average_divides_the_rank_order_sum_by_the_number_of_ranks(clique):
     comms, devices = clique
-    inputs = [np.array([1, -7, 8], np.int32) * (r + 1) for r in range(3)]
+    inputs = [np.array([1, -7, 8, -4 - (r == 2)], np.int32) * np.array([r + 1, r + 1, r + 1, 1], np.int32)
+              for r in range(3)]  # sums 6, -42, 48 and -13 (truncated to -4, not floored to -5)
     floats = [np.array([1.0, 2.5, -3.0], np.float32) * (r + 1) for r in range(3)]
     ints = [d.upload(inputs[r]) for r, d in enumerate(devices)]
     fl = [d.upload(floats[r]) for r, d in enumerate(devices)]
     for r in range(3):
-        assert call("mcclAllReduce", ints[r], ints[r], ctypes.c_size_t(3), INT32, AVG, comms[r],
+        assert call("mcclAllReduce", ints[r], ints[r], ctypes.c_size_t(4), INT32, AVG, comms[r],
                     devices[r].stream) == SUCCESS
         assert call("mcclAllReduce", fl[r], fl[r], ctypes.c_size_t(3), FLOAT32, AVG, comms[r],
                     devices[r].stream) == SUCCESS
     for r, d in enumerate(devices):
         d.sync()
-        assert (d.download(ints[r], inputs[r]) == [2, -14, 16]).all()  # sums 6, -42, 48 over 3 ranks
+        assert (d.download(ints[r], inputs[r]) == [2, -14, 16, -4]).all()
         assert (d.download(fl[r], floats[r]) == np.float32([2.0, 5.0, -6.0])).all()
 
 

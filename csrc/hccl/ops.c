@@ -93,18 +93,6 @@ int hccl_signatures_differ(const hccl_signature *a, uint32_t rank_a, const hccl_
     return 1;
 }
 
-/* ---- the reduction: NumPy, in rank order ---- */
-
-HcclResult hccl_reduce(int32_t dtype, int32_t op, uint32_t n, char *const *inputs, char *out, uint64_t count)
-{
-    if (count == 0)
-        return HCCL_SUCCESS;
-    if (opemu_python_ready("HCCL reduction") != 0)
-        return HCCL_E_INTERNAL;
-    int rc = opemu_py_hccl_reduce(dtype, op, n, (void *const *)inputs, out, count);
-    return rc == 0 ? HCCL_SUCCESS : HCCL_E_INTERNAL;
-}
-
 /* ---- the stream task ---- */
 
 typedef struct {
