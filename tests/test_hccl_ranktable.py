@@ -55,7 +55,8 @@ def run_ranks(path, n):
     return results
 
 
-def test_a_one_server_table_meets_on_the_loopback(tmp_path):
+def test_a_one_server_table_meets_on_the_loopback(tmp_path, monkeypatch, unused_port):
+    monkeypatch.setenv("HCCL_IF_BASE_PORT", str(unused_port))  # the derived port: base + (table hash % 32)
     path = tmp_path / "rank_table.json"
     path.write_text(json.dumps(table([3])))
     assert run_ranks(path, 3) == [6, 6, 6]

@@ -94,6 +94,20 @@ HcclResult hccl_layout_span(const hccl_call *call, const char *parameter, const 
     return HCCL_SUCCESS;
 }
 
+HcclResult hccl_check_v_layout(const hccl_call *call, const char *counts_name, const void *counts,
+                               const char *displs_name, const void *displs, const char *own_name, uint64_t own,
+                               uint64_t *span)
+{
+    HcclResult rc = hccl_check_counts(call, counts_name, counts, call->rank->size);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_layout_span(call, displs_name, counts, displs, span);
+    const uint64_t *c = counts;
+    if (rc == HCCL_SUCCESS && own != c[call->rank->rank])
+        rc = hccl_fail(HCCL_E_PARA, "EI0003: In [%s], %s %llu is not %s[%u] = %llu", call->api, own_name,
+                       (unsigned long long)own, counts_name, call->rank->rank, (unsigned long long)c[call->rank->rank]);
+    return rc;
+}
+
 hccl_op *hccl_call_op(const hccl_call *call, int32_t cmd, int32_t dtype, int32_t op, uint32_t root, uint64_t count)
 {
     hccl_op *o = hccl_op_new(call->rank, call->api, cmd);

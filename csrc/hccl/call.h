@@ -26,6 +26,11 @@ HcclResult hccl_check_counts(const hccl_call *call, const char *parameter, const
  * (counts are checked before). */
 HcclResult hccl_layout_span(const hccl_call *call, const char *parameter, const void *counts, const void *displs,
                             uint64_t *out);
+/* A V form's arrays: counts valid, displacements within range (the span they reach in *span), and
+ * this rank's own count (`own`) equal to its entry. */
+HcclResult hccl_check_v_layout(const hccl_call *call, const char *counts_name, const void *counts,
+                               const char *displs_name, const void *displs, const char *own_name, uint64_t own,
+                               uint64_t *span);
 /* An op for the call (its sequence number is taken when it is queued). */
 hccl_op *hccl_call_op(const hccl_call *call, int32_t cmd, int32_t dtype, int32_t op, uint32_t root, uint64_t count);
 /* A step of the op with its per-rank blocks allocated (zeroed); NULL when out of memory. */

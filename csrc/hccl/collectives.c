@@ -102,13 +102,8 @@ OPEMU_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts
         rc = reducing_checks(&call, recvCount, dataType, op);
     uint64_t span = 0;
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_counts(&call, "sendCounts", sendCounts, call.rank->size);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_layout_span(&call, "sendDispls", sendCounts, sendDispls, &span);
-    const uint64_t *counts = sendCounts;
-    if (rc == HCCL_SUCCESS && recvCount != counts[call.rank->rank])
-        rc = hccl_fail(HCCL_E_PARA, "EI0003: In [%s], recvCount %llu is not sendCounts[%u] = %llu", api,
-                       (unsigned long long)recvCount, call.rank->rank, (unsigned long long)counts[call.rank->rank]);
+        rc = hccl_check_v_layout(&call, "sendCounts", sendCounts, "sendDispls", sendDispls, "recvCount", recvCount,
+                                 &span);
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_buffer(&call, "sendBuf", sendBuf, span);
     if (rc == HCCL_SUCCESS)
@@ -220,13 +215,8 @@ OPEMU_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *
         rc = moving_checks(&call, sendCount, dataType);
     uint64_t span = 0;
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_counts(&call, "recvCounts", recvCounts, call.rank->size);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_layout_span(&call, "recvDispls", recvCounts, recvDispls, &span);
-    const uint64_t *counts = recvCounts;
-    if (rc == HCCL_SUCCESS && sendCount != counts[call.rank->rank])
-        rc = hccl_fail(HCCL_E_PARA, "EI0003: In [%s], sendCount %llu is not recvCounts[%u] = %llu", api,
-                       (unsigned long long)sendCount, call.rank->rank, (unsigned long long)counts[call.rank->rank]);
+        rc = hccl_check_v_layout(&call, "recvCounts", recvCounts, "recvDispls", recvDispls, "sendCount", sendCount,
+                                 &span);
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sendCount);
     if (rc == HCCL_SUCCESS)

@@ -7,7 +7,7 @@
  * every rank alike), then moves whole blocks with unbound buffers straight from and into device
  * memory; a reduce-scatter receives the peers' blocks into host scratch and reduces them in rank
  * order. Gloo reports a dead peer as a closed connection (within ~0.1 s) and bounds every wait by
- * the execution deadline; after a failure the communicator is broken and later ops fail at once. */
+ * the execution deadline. The progress thread is the core's (worker.c). */
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -69,13 +69,7 @@ class RootStore : public gloo::rendezvous::Store {
 struct Link {
     std::shared_ptr<gloo::rendezvous::Context> context;
     std::vector<uint64_t> send_seq, recv_seq;
-    HcclResult broken = HCCL_SUCCESS;
-    std::string broken_message;
-    pthread_t thread;
-    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
-    hccl_op *head = nullptr, *tail = nullptr;
-    bool stop = false;
+    hccl_worker *worker = nullptr;
 };
 
 std::chrono::milliseconds left(const hccl_op *op)
@@ -276,61 +270,21 @@ HcclResult run(Link *l, hccl_rank *r, hccl_op *op, std::string &message)
     }
 }
 
-void *progress(void *arg)
+/* The worker's (worker.c) call for one op; the exceptions stay in this module. */
+HcclResult work(void *state, hccl_rank *r, hccl_op *op, char *message, size_t size)
 {
-    hccl_rank *r = static_cast<hccl_rank *>(arg);
-    Link *l = static_cast<Link *>(r->link);
-    pthread_mutex_lock(&l->lock);
-    for (;;) {
-        while (l->head == nullptr && !l->stop)
-            pthread_cond_wait(&l->wake, &l->lock);
-        hccl_op *op = l->head;
-        if (op == nullptr)
-            break;
-        l->head = op->next;
-        if (l->head == nullptr)
-            l->tail = nullptr;
-        pthread_mutex_unlock(&l->lock);
-        std::string message;
-        HcclResult rc = l->broken;
-        if (rc)
-            message = l->broken_message;
-        else if (l->stop) {
-            rc = HCCL_E_PARA;
-            message = "the communicator was destroyed before the operation ran";
-        } else if ((rc = run(l, r, op, message)) != HCCL_SUCCESS) {
-            l->broken = rc;
-            l->broken_message = message;
-        }
-        core->op_finish(op, rc, rc ? message.c_str() : nullptr);
-        pthread_mutex_lock(&l->lock);
-    }
-    pthread_mutex_unlock(&l->lock);
-    return nullptr;
+    std::string text;
+    HcclResult rc = run(static_cast<Link *>(state), r, op, text);
+    std::snprintf(message, size, "%s", text.c_str());
+    return rc;
 }
 
-void submit(hccl_rank *r, hccl_op *op)
-{
-    Link *l = static_cast<Link *>(r->link);
-    op->next = nullptr;
-    pthread_mutex_lock(&l->lock);
-    if (l->tail)
-        l->tail->next = op;
-    else
-        l->head = op;
-    l->tail = op;
-    pthread_cond_signal(&l->wake);
-    pthread_mutex_unlock(&l->lock);
-}
+void submit(hccl_rank *r, hccl_op *op) { core->worker_submit(static_cast<Link *>(r->link)->worker, op); }
 
 void leave(hccl_rank *r)
 {
     Link *l = static_cast<Link *>(r->link);
-    pthread_mutex_lock(&l->lock);
-    l->stop = true;
-    pthread_cond_signal(&l->wake);
-    pthread_mutex_unlock(&l->lock);
-    pthread_join(l->thread, nullptr);
+    core->worker_stop(l->worker);
     delete l; /* closing the connections tells the peers */
 }
 
@@ -356,12 +310,12 @@ HcclResult join(hccl_rank *r, double deadline)
         return core->fail(HCCL_E_TCP_CONNECT, "rank %u cannot connect its Gloo transport to the other ranks: %s",
                           r->rank, e.what());
     }
-    r->link = l;
-    if (pthread_create(&l->thread, nullptr, progress, r) != 0) {
+    l->worker = core->worker_start(r, work, l, nullptr);
+    if (l->worker == nullptr) {
         delete l;
-        r->link = nullptr;
         return core->fail(HCCL_E_SYSCALL, "the communicator's progress thread cannot start");
     }
+    r->link = l;
     return HCCL_SUCCESS;
 }
 

@@ -7,7 +7,8 @@
 
 static const hccl_gloo_services services = {
     hccl_now, hccl_fail, hccl_local_address, hccl_store_set, hccl_store_get, hccl_op_finish, hccl_reduce,
-    hccl_signatures_differ, hccl_cmd_name, hccl_dtype_name, hccl_dtype_size, hccl_overlap};
+    hccl_signatures_differ, hccl_cmd_name, hccl_dtype_name, hccl_dtype_size, hccl_overlap, hccl_worker_start,
+    hccl_worker_submit, hccl_worker_stop};
 static const hccl_gloo_module *module;
 static char why[512];
 

@@ -28,6 +28,9 @@ typedef struct {
     const char *(*dtype_name)(int32_t dtype);
     uint32_t (*dtype_size)(int32_t dtype);
     int (*overlap)(const char *a, uint64_t a_bytes, const char *b, uint64_t b_bytes);
+    hccl_worker *(*worker_start)(hccl_rank *rank, hccl_work_fn run, void *state, void (*broke)(void *state));
+    void (*worker_submit)(hccl_worker *worker, hccl_op *op);
+    void (*worker_stop)(hccl_worker *worker);
 } hccl_gloo_services;
 
 typedef struct {

@@ -195,6 +195,17 @@ void hccl_rank_release(hccl_rank *rank);
 /* The comm's first async error (HCCL_SUCCESS when none); records one. */
 void hccl_rank_set_error(hccl_rank *rank, HcclResult code);
 
+/* ---- the progress thread of a multi-process transport (worker.c) ---- */
+typedef struct hccl_worker hccl_worker;
+/* Runs one op of the rank: HCCL_SUCCESS, or the failure with its message written. */
+typedef HcclResult (*hccl_work_fn)(void *state, hccl_rank *rank, hccl_op *op, char *message, size_t size);
+/* `broke(state)`, when given, is called after an op failed and when the worker stops (wakes waits). */
+hccl_worker *hccl_worker_start(hccl_rank *rank, hccl_work_fn run, void *state, void (*broke)(void *state));
+void hccl_worker_submit(hccl_worker *worker, hccl_op *op);
+int hccl_worker_stopping(const hccl_worker *worker);
+/* Ops still queued fail; an op running ends at its next wait. Joins the thread. */
+void hccl_worker_stop(hccl_worker *worker);
+
 /* ---- transports ---- */
 extern const hccl_transport hccl_inproc_transport;
 extern const hccl_transport hccl_shm_transport;

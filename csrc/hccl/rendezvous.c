@@ -52,6 +52,19 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static session *sessions;
 
+/* Waits (lock held) for a session to change, or 0.1 s: the caller checks its deadline. */
+static void wait_for_change(void)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 100000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&changed, &lock, &until);
+}
+
 static session *find(uint64_t nonce, uint64_t sub)
 {
     for (session *s = sessions; s; s = s->next)
@@ -230,16 +243,8 @@ static void serve_join(int fd, const rv_header *h, double now)
                 s->done = 1;
                 pthread_cond_broadcast(&changed);
             }
-            while (!s->done && hccl_now() < s->deadline) {
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                until.tv_nsec += 100000000L;
-                if (until.tv_nsec >= 1000000000L) {
-                    until.tv_sec++;
-                    until.tv_nsec -= 1000000000L;
-                }
-                pthread_cond_timedwait(&changed, &lock, &until);
-            }
+            while (!s->done && hccl_now() < s->deadline)
+                wait_for_change();
             if (!s->done) {
                 reply.status = HCCL_E_TIMEOUT;
                 size_t used = (size_t)snprintf(reply.message, sizeof reply.message, "the other ranks did not all "
@@ -327,14 +332,7 @@ static void serve_get(int fd, const rv_header *h, double now)
         }
         if (hccl_now() >= deadline)
             break;
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&changed, &lock, &until);
+        wait_for_change();
     }
     pthread_mutex_unlock(&lock);
     rv_store_reply reply = {status, status == HCCL_SUCCESS ? size : 0};

@@ -2,8 +2,8 @@
  *
  * The communicator's ranks map one POSIX shared-memory segment (its name is unlinked once every
  * rank has it): a control block per rank, the sizes of the current step, a slot per ordered pair of
- * ranks for collectives and another for point-to-point transfers. A progress thread per rank runs
- * its ops in order: each step publishes its sizes and signature, meets the others at a barrier (a
+ * ranks for collectives and another for point-to-point transfers. A progress thread per rank
+ * (worker.c) runs its ops in order: each step publishes its sizes and signature, meets the others at a barrier (a
  * futex on a shared counter), then moves blocks through the slots in rounds of a slot's size; a
  * reduce-scatter reduces, in rank order, the pieces straight from the peers' slots. A block sent to
  * every peer (the gather after a reduction) is written once.
@@ -45,7 +45,7 @@ static int peer_dead(shm_link *l, uint32_t peer)
 
 HcclResult shm_check(shm_link *l, hccl_rank *r, const hccl_op *op, char *message, size_t size)
 {
-    if (__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+    if (l->worker && hccl_worker_stopping(l->worker)) {
         snprintf(message, size, "[TaskExecStage] this rank destroyed its communicator during %s #%llu",
                  hccl_cmd_name(op->sig.cmd), (unsigned long long)op->sig.seq);
         return HCCL_E_PARA;
@@ -246,56 +246,24 @@ static HcclResult run(shm_link *l, hccl_rank *r, hccl_op *op, char *message, siz
     return rc;
 }
 
-/* ---- the progress thread ---- */
+/* ---- the progress thread (worker.c) ---- */
 
-static void *progress(void *arg)
+static HcclResult work(void *state, hccl_rank *r, hccl_op *op, char *message, size_t size)
 {
-    hccl_rank *r = arg;
-    shm_link *l = r->link;
-    char message[1024];
-    pthread_mutex_lock(&l->lock);
-    for (;;) {
-        while (l->head == NULL && !l->stop)
-            pthread_cond_wait(&l->wake, &l->lock);
-        hccl_op *op = l->head;
-        if (op == NULL)
-            break;
-        l->head = op->next;
-        if (l->head == NULL)
-            l->tail = NULL;
-        pthread_mutex_unlock(&l->lock);
-        HcclResult rc = l->broken;
-        if (rc)
-            snprintf(message, sizeof message, "%s", l->broken_message);
-        else if (l->stop) {
-            rc = HCCL_E_PARA;
-            snprintf(message, sizeof message, "the communicator was destroyed before the operation ran");
-        } else if ((rc = run(l, r, op, message, sizeof message)) != HCCL_SUCCESS) {
-            l->broken = rc;
-            snprintf(l->broken_message, sizeof l->broken_message, "%s", message);
-            __atomic_store_n(&l->control[r->rank].state, SHM_BROKEN, __ATOMIC_RELEASE);
-            shm_futex_wake(&l->header->arrive);
-        }
-        hccl_op_finish(op, rc, rc ? message : NULL);
-        pthread_mutex_lock(&l->lock);
-    }
-    pthread_mutex_unlock(&l->lock);
-    return NULL;
+    return run(state, r, op, message, size);
 }
 
-static void submit(hccl_rank *r, hccl_op *op)
+/* Peers see this rank failed (and its own waits notice a stop). */
+static void broke(void *state)
 {
-    shm_link *l = r->link;
-    op->next = NULL;
-    pthread_mutex_lock(&l->lock);
-    if (l->tail)
-        l->tail->next = op;
-    else
-        l->head = op;
-    l->tail = op;
-    pthread_cond_signal(&l->wake);
-    pthread_mutex_unlock(&l->lock);
+    shm_link *l = state;
+    if (!hccl_worker_stopping(l->worker))
+        __atomic_store_n(&l->control[l->rank].state, SHM_BROKEN, __ATOMIC_RELEASE);
+    shm_futex_wake(&l->header->arrive);
+    shm_futex_wake(&l->control[l->rank].doorbell);
 }
+
+static void submit(hccl_rank *r, hccl_op *op) { hccl_worker_submit(((shm_link *)r->link)->worker, op); }
 
 /* ---- joining and leaving ---- */
 
@@ -383,29 +351,21 @@ HcclResult hccl_shm_join(hccl_rank *r, double deadline)
     for (uint32_t k = 0; k < n; k++)
         if (k != r->rank && l->control[k].pid != (int32_t)getpid())
             l->pidfd[k] = (int)syscall(SYS_pidfd_open, l->control[k].pid, 0);
-    pthread_mutex_init(&l->lock, NULL);
-    pthread_cond_init(&l->wake, NULL);
-    r->link = l;
-    if (pthread_create(&l->thread, NULL, progress, r) != 0) {
+    l->rank = r->rank;
+    l->worker = hccl_worker_start(r, work, l, broke);
+    if (l->worker == NULL) {
         unmap(l, n);
-        r->link = NULL;
         return hccl_fail(HCCL_E_SYSCALL, "the communicator's progress thread cannot start");
     }
+    r->link = l;
     return HCCL_SUCCESS;
 }
 
 static void leave(hccl_rank *r)
 {
     shm_link *l = r->link;
-    pthread_mutex_lock(&l->lock);
-    l->stop = 1;
-    pthread_cond_signal(&l->wake);
-    pthread_mutex_unlock(&l->lock);
     __atomic_store_n(&l->control[r->rank].state, SHM_GONE, __ATOMIC_RELEASE);
-    shm_futex_wake(&l->header->arrive);
-    pthread_join(l->thread, NULL);
-    pthread_mutex_destroy(&l->lock);
-    pthread_cond_destroy(&l->wake);
+    hccl_worker_stop(l->worker);
     unmap(l, r->size);
 }
 

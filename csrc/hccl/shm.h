@@ -50,13 +50,8 @@ typedef struct shm_link {
     uint64_t steps;        /* steps run: the next one's parity picks its area */
     int *pidfd;            /* [size] */
     uint64_t *send_seq, *recv_seq; /* [size] */
-    HcclResult broken;     /* once a step failed half way, every later op fails the same way */
-    char broken_message[512];
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    hccl_op *head, *tail;
-    int stop;
+    uint32_t rank;
+    hccl_worker *worker;
 } shm_link;
 
 static inline char *shm_slot(const shm_link *l, char *area, uint32_t from, uint32_t to)
