@@ -142,6 +142,29 @@ def scenario_mismatch(rank, size, comm, s, device):
     return {"status": status, "message": acl.recent_error(), "async": error.value}
 
 
+def scenario_subcomm(rank, size, comm, s, device):
+    """Ranks 0 and size-1 make a sub-communicator through the parent's rendezvous and reduce in it."""
+    members = [0, size - 1]
+    if rank not in members:
+        return {"sub": None}
+    ids = (ctypes.c_uint32 * 2)(*members)
+    cfg = (ctypes.c_char * 2240)()
+    ctypes.c_uint64.from_buffer(cfg, 0).value = 2240
+    ctypes.c_uint32.from_buffer(cfg, 8).value = 0xf0f0f0f0
+    ctypes.c_int32.from_buffer(cfg, 316).value = -1
+    sub, parent = ctypes.c_void_p(), ctypes.c_void_p(comm.value)
+    rc = call("HcclCreateSubCommConfig", ctypes.byref(parent), 2, ids, u64(42), members.index(rank), cfg,
+              ctypes.byref(sub))
+    if rc != SUCCESS:
+        return {"sub": rc, "message": acl.recent_error()}
+    buf = hccl.Buffer(device, np.full(3, rank + 1, np.int32))
+    assert call("HcclAllReduce", buf.address, buf.address, u64(3), hccl.INT32, hccl.SUM, sub, s) == SUCCESS
+    status = hccl.sync(s)
+    result = {"sub": 0, "status": status, "value": int(buf.read(np.int32)[0])}
+    call("HcclCommDestroy", sub)
+    return result
+
+
 def main():
     scenario, rank, size, where = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     rc, comm, s, device = init(rank, size, where)

@@ -36,6 +36,12 @@ def test_processes_on_one_host_meet_in_shared_memory_and_match_the_reference(tmp
     assert [r["failures"] for r in results] == [[], [], []]
 
 
+def test_a_sub_communicator_meets_through_the_parents_rendezvous(tmp_path):
+    results = launch("subcomm", 3, tmp_path / "root")
+    assert [r.get("sub") for r in results] == [0, None, 0], results
+    assert [r.get("value") for r in (results[0], results[2])] == [4, 4]
+
+
 def test_gloo_forced_on_one_host_gives_the_same_bits(tmp_path):
     if not _gloo_built():
         pytest.skip("opemu was built without Gloo (libgloo-dev absent)")
