@@ -22,8 +22,7 @@ static HcclResult begin(hccl_call *call, const char *api, const void *send, cons
 {
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
     const void *values[] = {stream, comm, send, recv};
-    HcclResult rc = hccl_check_nulls(api, 4, names, values);
-    return rc ? rc : hccl_call_begin(call, api, comm, stream);
+    return hccl_call_enter(call, api, 4, names, values, comm, stream);
 }
 
 OPEMU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclDataType sendType,

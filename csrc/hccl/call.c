@@ -37,6 +37,13 @@ HcclResult hccl_call_begin(hccl_call *call, const char *api, const void *comm, a
     return HCCL_SUCCESS;
 }
 
+HcclResult hccl_call_enter(hccl_call *call, const char *api, int n, const char *const *names,
+                           const void *const *values, const void *comm, aclrtStream stream)
+{
+    HcclResult rc = hccl_check_nulls(api, n, names, values);
+    return rc ? rc : hccl_call_begin(call, api, comm, stream);
+}
+
 HcclResult hccl_check_rank(const hccl_call *call, const char *parameter, uint32_t value)
 {
     if (value < call->rank->size)
@@ -177,10 +184,8 @@ HcclResult hccl_send_recv(const char *api, int is_send, void *buf, uint64_t coun
 {
     const char *names[] = {"comm", is_send ? "sendBuf" : "recvBuf", "stream"};
     const void *values[] = {comm, buf, stream};
-    HcclResult rc = hccl_check_nulls(api, 3, names, values);
     hccl_call call;
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 3, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_rank(&call, is_send ? "destRank" : "srcRank", peer);
     if (rc == HCCL_SUCCESS && peer == call.rank->rank)
@@ -217,10 +222,8 @@ OPEMU_EXPORT HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32
     const char *api = "HcclBatchSendRecv";
     const char *names[] = {"sendRecvInfo", "comm", "stream"};
     const void *values[] = {sendRecvInfo, comm, stream};
-    HcclResult rc = hccl_check_nulls(api, 3, names, values);
     hccl_call call;
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 3, names, values, comm, stream);
     if (rc)
         return rc;
     if (itemNum == 0)

@@ -16,6 +16,9 @@ typedef struct {
 HcclResult hccl_check_nulls(const char *api, int n, const char *const *names, const void *const *values);
 /* The communicator (live, not destroyed) and the stream (live, on the communicator's device). */
 HcclResult hccl_call_begin(hccl_call *call, const char *api, const void *comm, aclrtStream stream);
+/* Both of the above: the null pointers first. */
+HcclResult hccl_call_enter(hccl_call *call, const char *api, int n, const char *const *names,
+                           const void *const *values, const void *comm, aclrtStream stream);
 /* A rank argument below the communicator's size. */
 HcclResult hccl_check_rank(const hccl_call *call, const char *parameter, uint32_t value);
 /* `count` elements at `ptr` inside one live device allocation of the communicator's device. */

@@ -24,9 +24,7 @@ OPEMU_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t cou
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 4, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = reducing_checks(&call, count, dataType, op);
     if (rc == HCCL_SUCCESS)
@@ -47,9 +45,7 @@ OPEMU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
     const char *names[] = {"comm", "sendBuf", "recvBuf", "stream"};
     const void *values[] = {comm, sendBuf, recvBuf, stream};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 4, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = reducing_checks(&call, count, dataType, op);
     if (rc == HCCL_SUCCESS)
@@ -72,9 +68,7 @@ OPEMU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 4, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = reducing_checks(&call, recvCount, dataType, op);
     if (rc == HCCL_SUCCESS)
@@ -95,9 +89,7 @@ OPEMU_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts
     const char *names[] = {"stream", "comm", "sendBuf", "sendCounts", "sendDispls", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, sendCounts, sendDispls, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 6, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 6, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = reducing_checks(&call, recvCount, dataType, op);
     uint64_t span = 0;
@@ -134,9 +126,7 @@ OPEMU_EXPORT HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType da
     const char *names[] = {"stream", "comm", "buf"};
     const void *values[] = {stream, comm, buf};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 3, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 3, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = moving_checks(&call, count, dataType);
     if (rc == HCCL_SUCCESS)
@@ -157,9 +147,7 @@ OPEMU_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvC
     const char *names[] = {"comm", "recvBuf", "stream"};
     const void *values[] = {comm, recvBuf, stream};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 3, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 3, names, values, comm, stream);
     int is_root = rc == HCCL_SUCCESS && call.rank->rank == root;
     if (is_root && sendBuf == NULL) /* only the root's send buffer is read */
         rc = hccl_bad_argument(HCCL_E_PTR, api, "nullptr", "sendBuf", "non-null pointer");
@@ -185,9 +173,7 @@ OPEMU_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sen
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 4, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = moving_checks(&call, sendCount, dataType);
     if (rc == HCCL_SUCCESS)
@@ -208,9 +194,7 @@ OPEMU_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf", "recvCounts", "recvDispls"};
     const void *values[] = {stream, comm, sendBuf, recvBuf, recvCounts, recvDispls};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 6, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 6, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
         rc = moving_checks(&call, sendCount, dataType);
     uint64_t span = 0;
@@ -233,9 +217,7 @@ OPEMU_EXPORT HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
     const char *names[] = {"comm", "stream"};
     const void *values[] = {comm, stream};
     hccl_call call;
-    HcclResult rc = hccl_check_nulls(api, 2, names, values);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_call_begin(&call, api, comm, stream);
+    HcclResult rc = hccl_call_enter(&call, api, 2, names, values, comm, stream);
     if (rc)
         return rc;
     return hccl_queue_all_to_all(&call, HCCL_CMD_BARRIER, -1, UINT32_MAX, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL);

@@ -19,6 +19,15 @@ struct hccl_worker {
     char broken_message[1024];
 };
 
+/* The device memory it moves stays accessible meanwhile, as during an API call (the sanitizer's pages). */
+static HcclResult run(hccl_worker *w, hccl_op *op, char *message, size_t size)
+{
+    opemu_sanitize_enter();
+    HcclResult rc = w->run(w->state, w->rank, op, message, size);
+    opemu_sanitize_leave();
+    return rc;
+}
+
 static void *progress(void *arg)
 {
     hccl_worker *w = arg;
@@ -40,7 +49,7 @@ static void *progress(void *arg)
         else if (__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
             rc = HCCL_E_PARA;
             snprintf(message, sizeof message, "the communicator was destroyed before the operation ran");
-        } else if ((rc = w->run(w->state, w->rank, op, message, sizeof message)) != HCCL_SUCCESS) {
+        } else if ((rc = run(w, op, message, sizeof message)) != HCCL_SUCCESS) {
             w->broken = rc;
             snprintf(w->broken_message, sizeof w->broken_message, "%s", message);
             if (w->broke)
