@@ -77,7 +77,8 @@ static void *create_thread(void *arg)
     return NULL;
 }
 
-static mcclResult_t init_rank(const char *api, mcclComm_t *comm, int nranks, const mcclUniqueId *id, int rank)
+static mcclResult_t init_rank(const char *api, mcclComm_t *comm, int nranks, const mcclUniqueId *id, int rank,
+                              const mcclConfig_t *config)
 {
     if (comm == NULL)
         return invalid(api, "comm is NULL");
@@ -85,6 +86,8 @@ static mcclResult_t init_rank(const char *api, mcclComm_t *comm, int nranks, con
         hccl_fail(HCCL_E_PARA, "%s: rank %d is not in [0, nranks %d)", api, rank, nranks);
         return mcclInvalidArgument;
     }
+    if (config != NULL && (config->magic != 0xcafebeef || config->size < offsetof(mcclConfig_t, blocking)))
+        return invalid(api, "config was not initialised with MCCL_CONFIG_INITIALIZER");
     deferred d = {comm, nranks, rank, opemu_mc_current_device(), {{0}, 0, 0, {0}}, HCCL_SUCCESS, NULL};
     HcclResult rc = hccl_unique_id_decode(id->internal, &d.root);
     if (rc)
@@ -104,22 +107,20 @@ static mcclResult_t init_rank(const char *api, mcclComm_t *comm, int nranks, con
 
 OPEMU_EXPORT mcclResult_t mcclCommInitRank(mcclComm_t *comm, int nranks, mcclUniqueId commId, int rank)
 {
-    return init_rank("mcclCommInitRank", comm, nranks, &commId, rank);
+    return init_rank("mcclCommInitRank", comm, nranks, &commId, rank, NULL);
 }
 
 OPEMU_EXPORT mcclResult_t mcclCommInitRankMulti(mcclComm_t *comm, int nranks, mcclUniqueId commId, int rank,
                                                 int virtualId)
 {
     (void)virtualId; /* several ranks may share an emulated device anyway */
-    return init_rank("mcclCommInitRankMulti", comm, nranks, &commId, rank);
+    return init_rank("mcclCommInitRankMulti", comm, nranks, &commId, rank, NULL);
 }
 
 OPEMU_EXPORT mcclResult_t mcclCommInitRankConfig(mcclComm_t *comm, int nranks, mcclUniqueId commId, int rank,
                                                  mcclConfig_t *config)
 {
-    if (config != NULL && (config->magic != 0xcafebeef || config->size < offsetof(mcclConfig_t, blocking)))
-        return invalid("mcclCommInitRankConfig", "config was not initialised with MCCL_CONFIG_INITIALIZER");
-    return init_rank("mcclCommInitRankConfig", comm, nranks, &commId, rank); /* creation always completes */
+    return init_rank("mcclCommInitRankConfig", comm, nranks, &commId, rank, config); /* creation always completes */
 }
 
 OPEMU_EXPORT mcclResult_t mcclCommInitAll(mcclComm_t *comm, int ndev, const int *devlist)
