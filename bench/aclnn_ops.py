@@ -1,4 +1,4 @@
-"""The common aclnn operators (issue 13): the host cost of tiny two-phase calls from C, and large
+"""The common aclnn operators: the host cost of tiny two-phase calls from C, and large
 calls through the C ABI in this process against the NumPy ufunc / PyTorch CPU / NumPy matmul doing
 the same work, timed in alternating blocks (common.best_of) so both sides meet the same load."""
 import ctypes
@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 import opemu
-from calls import TINY_ACLNN_US  # issue 14: every implemented op's tiny call (issue 13 had asked for 20 us)
+from calls import TINY_ACLNN_US  # one target for every implemented op's tiny call
 from common import HERE, best_of, build, row, run
 from opemu.core import dtypes
 

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization",
-            "mcdnn_convolution", "mcblas", "aclnn_ops", "collectives"]  # in the order they print; each is bench/<name>.py with main()
+            "mcdnn_convolution", "mcblas", "aclnn_ops", "torch_on_npu",
+            "collectives"]  # in the order they print; each is bench/<name>.py with main()
 
 
 def summarise(results, runs):

@@ -1,4 +1,4 @@
-"""The fixed cost of a call, which decides how an app with many small calls feels (issue 14's targets):
+"""The fixed cost of a call, which decides how an app with many small calls feels:
 tiny aclnn two-phase calls (phase 1 + phase 2 + stream sync) and tiny mcDNN calls with their stream sync,
 timed from C (bench/c/call_overhead.cpp); the first call of a fresh process; an opemu.api call."""
 import statistics

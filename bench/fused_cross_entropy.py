@@ -1,4 +1,4 @@
-"""Vocab-parallel cross-entropy at BT=2048, H=1024, V=32000, bf16 (issue 3's targets).
+"""Vocab-parallel cross-entropy at BT=2048, H=1024, V=32000, bf16, against their targets.
 
 Each operator runs through opemu.api (the kernel the C path runs, without the C calls around it),
 with its workspace allocated once and reused, as an app or a framework's caching allocator does.

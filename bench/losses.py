@@ -1,4 +1,4 @@
-"""Losses and optimizer (issue 4's targets): EmbeddingDenseBackward, NLLLossBackward, ApplyFusedEmaAdam.
+"""Losses and optimizer against their targets: EmbeddingDenseBackward, NLLLossBackward, ApplyFusedEmaAdam.
 
 Each operator runs through opemu.api (the kernel phase 2 runs, on NumPy arrays, without the C calls
 around it). Buffers are allocated and touched once before timing, as device memory is, and reused.
@@ -34,8 +34,8 @@ def touched(shape, dtype, value=0):
 def device_array(shape, dtype, value=0):
     """An array in device memory from aclrtMalloc, placed as an app's buffers are. Equal blocks of 2^28 bytes
     mmap'd back to back (as touched() places them) share every address bit from 12 to 27, which on AMD Zen
-    keeps their lines from sharing the L1 (docs/DESIGN-NOTES.md): a loop over five of them ran 15x slower
-    there, a placement the device allocator does not make."""
+    keeps their lines from sharing the L1 (docs/DESIGN-NOTES.md, "Measuring on a shared host"): a loop over
+    five of them ran 15x slower there, a placement the device allocator does not make."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape))
     address = ctypes.c_void_p()

@@ -1,5 +1,5 @@
 """mcDNN batch normalization, dropout and spatial transformer at N=32, C=64, H=W=56 fp32 against their PyTorch
-CPU equivalents. Targets (issue 14): BN forward training + backward <= 0.8x torch (native_batch_norm and its
+CPU equivalents. Targets: BN forward training + backward <= 0.8x torch (native_batch_norm and its
 backward), every backward routine <= 1.2x torch (BN backward, sampler backward vs grid_sampler_2d_backward). Driven through the real C ABI in-process (ctypes) on
 the default stream, each call followed by mcStreamSynchronize; the rest is printed for information."""
 import ctypes

@@ -2,13 +2,14 @@
 
 The prototypes in include/ (plus the aclnnop headers generated from cmake/surface, see
 surface.py) are the single source. This script preprocesses them, reads every declared function,
-asks the compiled C core (through `nm`) which of them C defines, reads the explicit list of
-Python-implemented entry points (python/opemu/implemented.py), and writes:
+asks the compiled C core (through `nm`) which of them C defines, reads the explicit lists of
+Python-implemented entry points (python/opemu/implemented.py and the aclnn folders' lists), and writes:
 
   impl_names.h      (a first pass, before the C core compiles: --impl-names) `#define X
                     opemu_impl_X` for every entry point, force-included into the core, so C
                     implements opemu_impl_X and the exported X is always a generated shim
-  bridge.c          the cffi embedding module: cdef of csrc/bridge_api.h, plus one embedded
+  bridge.c          the cffi embedding module: cdef of csrc/bridge/bridge_api.h (and the headers it
+                    includes: each folder's part of what Python sees), plus one embedded
                     function per Python-implemented entry point
   entry_shims.c     every exported entry point: it records the call when OPEMU_TRACE is set, then
                     calls the C implementation, the generic aclnn launcher (phase 2 of an op
@@ -16,7 +17,7 @@ Python-implemented entry points (python/opemu/implemented.py), and writes:
                     cffi alone would return 0); every other function answers its family's
                     not-supported status from C, without starting Python. An aclnn phase 1
                     first writes its arguments' plan key and reuses the plan C remembers for
-                    it (csrc/plan_cache.c): Python sees only signatures not seen before
+                    it (csrc/aclnn/plan_cache.c): Python sees only signatures not seen before
   exports/<lib>.c   one dummy definition per symbol a vendor library exports (libraries.tsv): the
                     symbol table of the vendor-named filter libraries, whose calls the loader
                     sends to libopemu.so
@@ -44,7 +45,7 @@ STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
     "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
 }
-PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "hccl")
+PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "hccl", "experiment", "runtime")
 PUBLIC_TOP_HEADERS = ("mccl.h",)  # headers the vendor installs directly in include/
 # What an entry point returns when Python cannot run it: the family's internal-error status.
 FAILURE_VALUES = {
@@ -55,6 +56,7 @@ FAILURE_VALUES = {
     "mcblasStatus_t": "14",    # MCBLAS_STATUS_INTERNAL_ERROR
     "HcclResult": "4",         # HCCL_E_INTERNAL
     "mcclResult_t": "3",       # mcclInternalError
+    "rtError_t": "507000",     # ACL_ERROR_RT_INTERNAL_ERROR
 }
 # What an entry point opemu does not emulate returns: the family's documented not-supported status.
 NOT_SUPPORTED = {
@@ -65,9 +67,12 @@ NOT_SUPPORTED = {
     "mcblasStatus_t": "MCBLAS_STATUS_NOT_SUPPORTED",
     "HcclResult": "HCCL_E_NOT_SUPPORT",
     "mcclResult_t": "mcclInvalidUsage",  # NCCL-style libraries have no not-supported status
+    "rtError_t": "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
 }
 PHASE2_PARAMS = ["void *", "uint64_t", "aclOpExecutor *", "aclrtStream"]
 IMPL_PREFIX = "opemu_impl_"
+# What Python sees of the C core, relative to --csrc (it includes each folder's part).
+BRIDGE_API = "bridge/bridge_api.h"
 
 
 def preprocess(cc, include_dirs, csrc_dir, header, markers=False, macros=False):
@@ -303,7 +308,7 @@ def not_supported_shim(fn):
     return "\n".join(lines + ["}", ""])
 
 
-# How the phase-1 plan key (csrc/plan_cache.c) takes each kind of argument, by the type it is declared with.
+# How the phase-1 plan key (csrc/aclnn/plan_cache.c) takes each kind of argument, by the type it is declared with.
 PLAN_KEY_PARTS = (("aclTensorList *", "opemu_key_tensor_list(&opemu_key, %s);"),
                   ("aclScalarList *", "opemu_key_scalar_list(&opemu_key, %s);"),
                   ("aclTensor *", "opemu_key_tensor(&opemu_key, %s);"),
@@ -518,8 +523,9 @@ def name_functions(tables):
 
 
 def python_entry_points(path):
-    """The explicit list (python/opemu/implemented.py), read as data: the build has no numpy."""
-    namespace = {}
+    """The explicit lists (python/opemu/implemented.py, which reads the aclnn vendor folders' lists beside it),
+    read as data: the build has no numpy."""
+    namespace = {"__file__": os.path.abspath(path)}
     with open(path) as f:
         exec(compile(f.read(), path, "exec"), namespace)
     return namespace["python_entry_points"]()
@@ -529,7 +535,8 @@ def routes(functions, in_c, in_python):
     """{name: c | launch | python | none} for every declared function."""
     unknown = sorted(in_python - set(functions))
     if unknown:
-        sys.exit("implemented.py names functions no header declares: %s" % ", ".join(unknown))
+        sys.exit("implemented.py or an aclnn folder's list names functions no header declares: %s"
+                 % ", ".join(unknown))
     table = {}
     for name, fn in functions.items():
         if name in in_c:
@@ -633,8 +640,8 @@ def main():
     repos = surface.aclnn_repositories()
     exports, owners = export_tables(functions, undeclared, repos)
 
-    internal_ast = parser.parse(preprocess(args.cc, include_dirs, args.csrc, os.path.join(args.csrc, "bridge_api.h")),
-                                "bridge_api.h")
+    internal_ast = parser.parse(preprocess(args.cc, include_dirs, args.csrc, os.path.join(args.csrc, BRIDGE_API)),
+                                BRIDGE_API)
     internal = read_functions(internal_ast, {})
     embedded = [fn.prototype(name) + ";" for name, fn in sorted(internal.items()) if name.startswith("opemu_py_")]
     embedded += [fn.prototype("opemu_py_" + name) + ";" for name, fn in sorted(functions.items())
@@ -669,7 +676,7 @@ def main():
     ffi = cffi.FFI()
     ffi.cdef(cdef_text(internal_ast))
     ffi.embedding_api("\n".join(embedded))
-    ffi.set_source("_opemu_bridge", '#include "internal.h"\n')
+    ffi.set_source("_opemu_bridge", '#include "%s"\n' % BRIDGE_API)
     ffi.embedding_init_code(INIT_CODE)
     bridge_c = os.path.join(args.out, "bridge.c.new")
     ffi.emit_c_code(bridge_c)
@@ -685,7 +692,7 @@ def main():
     shims += [undeclared_shim(name) for name in undeclared]
     write_if_changed(os.path.join(args.out, "entry_shims.c"), "".join([
         "/* Generated by cmake/gen_bridge.py from the headers in include/. */\n",
-        '#include <string.h>\n#include "internal.h"\n#include "all_public.h"\n\n',
+        '#include <string.h>\n#include "bridge/shims.h"\n#include "all_public.h"\n\n',
         '#define OPEMU_ENTRY __attribute__((visibility("default")))\n\n', name_functions(NAMED_TYPES), "\n",
         "\n".join(shims)]))
 

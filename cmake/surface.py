@@ -1,14 +1,15 @@
 """The vendor surface that is data rather than hand-written headers, and where each symbol ships.
 
 * `surface/aclnn_ops.tsv` — every public aclnn operator pair (one row per op: the header the
-  vendor ships it in, its repository, both parameter lists). The per-op headers of
+  vendor ships it in, its repository, both parameter lists, and `path`, where the vendor declares
+  it in that repository, whose first component is the vendor folder that keeps it). The per-op headers of
   `include/aclnnop/` are generated from it: a thousand two-line headers are a table, not code.
   Ops the vendor documents by name only have no prototype; they are exported all the same, as
   functions that take nothing and answer "not supported" (a program built against the real
   toolkit must still load).
 * `surface/aclnn_ops_other.tsv` — the aclnn functions that are not an operator pair.
 * `surface/fp16_t.tsv` — the C++ members `opdev/fp16_t.h` declares out of line: mangled symbol
-  and declaration. C++ defines them (csrc/fp16_t.cpp); libnnopbase exports them.
+  and declaration. C++ defines them (csrc/aclnn/fp16_t.cpp); libnnopbase exports them.
 * `libraries.tsv` — which vendor library exports what.
 """
 import csv

@@ -1,4 +1,4 @@
-"""AscendCL runtime calls frameworks make (issue 15 item 3): last error, exception callbacks, op
+"""AscendCL runtime calls frameworks make: last error, exception callbacks, op
 timeouts, versions, stream configuration and attributes, host functions, event waits and
 timestamps, device queries, peer access, host registration, pointer attributes, memory usage and
 the allocator registry, probed from C (tests/c/acl_runtime_api_probe.cpp)."""

@@ -1,7 +1,7 @@
 """What the per-call shortcuts of the aclnn bridge must not change. Phase 1 reads every tensor argument in one
 C call (opemu_tensor_summaries): a destroyed argument is still ACLNN_ERR_PARAM_INVALID naming the first one in
 argument order, a tensor or not. A signature seen before is answered by the generated shim from the plan C
-remembers (csrc/plan_cache.c), without Python: its executor holds this call's tensors, and every argument, the
+remembers (csrc/aclnn/plan_cache.c), without Python: its executor holds this call's tensors, and every argument, the
 product, an injected fault and a NULL output pointer are judged again. Phase 2 keeps its views between calls:
 memory freed in between still faults; the call an op prepared for them (op.prepare) reads the buffers' contents
 at every call."""

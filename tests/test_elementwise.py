@@ -14,7 +14,7 @@ from acl_args import call, from_torch, random, result, scalar, to_torch, toleran
 from opemu import api
 from opemu.core import parallel
 from opemu.core.scalar import Scalar
-from opemu.ops.aclnn import _family
+from opemu.ops.aclnn.common import elementwise as _family
 
 PARAM_NULLPTR, PARAM_INVALID = 161001, 161002
 BF16 = ml_dtypes.bfloat16

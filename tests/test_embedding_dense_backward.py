@@ -286,7 +286,7 @@ def test_infinite_sums_come_without_a_warning(size):
 @pytest.mark.parametrize("scale", [False, True])
 def test_small_grads_sum_bit_for_bit_as_the_segment_path(grad_dtype, scale):
     """The one-pass sum for small grads gives the segments' bits: repeats, -0.0, ±inf, NaN, subnormals."""
-    from opemu.ops.aclnn import embedding_dense_backward as edb
+    from opemu.ops.aclnn.index import embedding_dense_backward as edb
     rng = np.random.default_rng(7)
     special = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-41, -1e-41, 65504.0], np.float32)
     for rows_n, dim, weights in ((1, 1, 1), (5, 3, 4), (37, 17, 9), (60, 64, 50)):

@@ -2,7 +2,7 @@
 mangled names and behaving as the vendor's implementation (hicann/opbase fp16_t.cpp), checked
 against NumPy float16 / ml_dtypes bfloat16 over every half bit pattern. Where the vendor's software
 float departs from IEEE (NaN patterns, overflow, inf and NaN operands, division by zero), the
-expected values follow its rules as csrc/fp16_t.cpp describes them."""
+expected values follow its rules as csrc/aclnn/fp16_t.cpp describes them."""
 import csv
 import subprocess
 

@@ -10,7 +10,7 @@ import pytest
 import conftest
 import opemu.api
 from opemu.core import bf16_product, kernels, parallel
-from opemu.ops.aclnn import _vocab_parallel as vp, _vocab_products as vpp
+from opemu.ops.aclnn.matmul import vocab_parallel as vp, vocab_products as vpp
 from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
 
 pytestmark = conftest.opemu_only

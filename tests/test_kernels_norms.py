@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from opemu.core import kernels, parallel
-from opemu.ops.aclnn import _rowwise, norms
+from opemu.ops.aclnn.common import rowwise as _rowwise
+from opemu.ops.aclnn.norm import norms
 
 pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from opemu.core import kernels
-from opemu.ops.aclnn import embedding_dense_backward as edb
+from opemu.ops.aclnn.index import embedding_dense_backward as edb
 
 pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
 

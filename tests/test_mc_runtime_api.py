@@ -1,5 +1,5 @@
-"""The MACA runtime calls of issue 15 (managed and page-locked memory, pools, 2D and peer transfers,
-device queries, peer access, stream attributes and callbacks, versions) and issue 16's size and span
+"""The MACA runtime calls frameworks make (managed and page-locked memory, pools, 2D and peer transfers,
+device queries, peer access, stream attributes and callbacks, versions) and the size and span
 hardening, probed from C++ built with the MACA line; the C++ overloads of mc_runtime.h compiled with
 -Wall -Werror; the not-supported answer of device-code calls, with its message."""
 import ctypes

@@ -223,8 +223,11 @@ HcclResult hccl_root_open(hccl_root_address *out)
     return HCCL_SUCCESS;
 }
 
+/* The session opens before the port listens: the table's other ranks start at the same time as rank 0
+ * and may connect the moment it listens, and must not find the port serving no such communicator. */
 HcclResult hccl_root_listen(const char *ip, uint32_t port, uint64_t nonce, hccl_root_address *out)
 {
+    rv_session_open(nonce);
     pthread_mutex_lock(&listeners_lock);
     int found = 0;
     for (int i = 0; i < n_listeners && !found; i++)
@@ -233,16 +236,17 @@ HcclResult hccl_root_listen(const char *ip, uint32_t port, uint64_t nonce, hccl_
         uint32_t bound;
         const char *bind_ip = strcmp(ip, "127.0.0.1") == 0 ? ip : "0.0.0.0";
         if (n_listeners == 32 || listen_on(bind_ip, &port, 1, &bound) != 0) {
+            int error = errno;
             pthread_mutex_unlock(&listeners_lock);
+            hccl_root_close(nonce);
             return hccl_fail(HCCL_E_UNAVAIL, "rank 0 cannot listen on %s:%u for the other ranks: %s", ip, port,
-                             strerror(errno));
+                             strerror(error));
         }
         snprintf(listeners[n_listeners].ip, sizeof listeners[0].ip, "%s", ip);
         listeners[n_listeners++].port = port;
     }
     pthread_mutex_unlock(&listeners_lock);
     fill(out, ip, port, nonce);
-    rv_session_open(nonce);
     return HCCL_SUCCESS;
 }
 

@@ -1,7 +1,5 @@
-/* Communicators: one rank's view (an HcclComm or mcclComm_t handle), its queries and its end.
- *
- * A handle is checked against the handle table before use, so a destroyed or foreign pointer is an
- * error. The view outlives HcclCommDestroy while operations queued before it still hold it. */
+/* Communicators: one rank's view (an HcclComm or mcclComm_t handle) joining its transport, its
+ * queries and its end (rank.c keeps the view's lifetime). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +8,6 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static hccl_rank **registry;
 static size_t registry_size, registry_capacity;
-
-hccl_rank *hccl_rank_of(const void *comm)
-{
-    if (comm == NULL || !opemu_handle_is(comm, HCCL_KIND_COMM))
-        return NULL;
-    hccl_rank *rank = (hccl_rank *)comm;
-    return rank->destroyed ? NULL : rank;
-}
 
 hccl_rank *hccl_rank_create(uint32_t rank, uint32_t size, int32_t device, uint64_t id, const hccl_root_address *root,
                             hccl_member *members, hccl_transport_kind kind, const char *name, int32_t exec_timeout,
@@ -78,17 +68,6 @@ hccl_rank *hccl_rank_create(uint32_t rank, uint32_t size, int32_t device, uint64
     return r;
 }
 
-void hccl_rank_hold(hccl_rank *rank) { __atomic_fetch_add(&rank->refs, 1, __ATOMIC_ACQ_REL); }
-
-void hccl_rank_release(hccl_rank *rank)
-{
-    if (__atomic_sub_fetch(&rank->refs, 1, __ATOMIC_ACQ_REL) != 0)
-        return;
-    free(rank->members);
-    pthread_mutex_destroy(&rank->lock);
-    free(rank);
-}
-
 void hccl_rank_destroy(hccl_rank *r)
 {
     opemu_handle_remove(r);
@@ -105,14 +84,6 @@ void hccl_rank_destroy(hccl_rank *r)
     if (r->root.nonce && r->rank == 0)
         hccl_root_close(r->root.nonce);
     hccl_rank_release(r);
-}
-
-void hccl_rank_set_error(hccl_rank *rank, HcclResult code)
-{
-    pthread_mutex_lock(&rank->lock);
-    if (rank->async_error == HCCL_SUCCESS)
-        rank->async_error = code;
-    pthread_mutex_unlock(&rank->lock);
 }
 
 /* ---- queries ---- */

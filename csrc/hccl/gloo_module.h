@@ -42,6 +42,8 @@ typedef struct {
 /* The module's one export: its entry points, given the core's services. */
 typedef const hccl_gloo_module *(*hccl_gloo_entry)(const hccl_gloo_services *services);
 #define HCCL_GLOO_ENTRY "opemu_gloo_module"
+/* The module's entry point, found once (gloo_loader.c); NULL when there is none, *reason saying why. */
+hccl_gloo_entry hccl_gloo_entry_point(const char **reason);
 
 #ifdef __cplusplus
 }

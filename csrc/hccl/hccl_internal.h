@@ -8,14 +8,23 @@
 #ifndef OPEMU_HCCL_INTERNAL_H
 #define OPEMU_HCCL_INTERNAL_H
 
-#include "../internal.h"
+#include <pthread.h>
+#include "acl/diagnostics.h"
+#include "core/core.h"
+#include "core/device.h"
+#include "core/hooks.h"
+#include "core/memory.h"
+#include "core/stream.h"
 #include "hccl/hccl.h"
+#include "hccl/python.h"
+#include "mc/mc.h"
+#include "sanitizer/sanitizer.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The handle-table kind of an HcclComm (beside the kinds bridge_api.h lists). */
+/* The handle-table kind of an HcclComm (beside the kinds core/handles.h lists). */
 enum { HCCL_KIND_COMM = 80 };
 
 typedef enum { HCCL_INPROC = 1, HCCL_SHM = 2, HCCL_GLOO = 3 } hccl_transport_kind;
@@ -209,7 +218,7 @@ void hccl_worker_stop(hccl_worker *worker);
 /* ---- transports ---- */
 extern const hccl_transport hccl_inproc_transport;
 extern const hccl_transport hccl_shm_transport;
-extern const hccl_transport hccl_gloo_transport; /* submit NULL when opemu is built without Gloo */
+extern const hccl_transport hccl_gloo_transport; /* joining fails when opemu was built without Gloo */
 /* Joins this rank to its transport (rank->link); HCCL_SUCCESS or a recorded failure. */
 HcclResult hccl_inproc_join(hccl_rank *rank);
 HcclResult hccl_shm_join(hccl_rank *rank, double deadline);
@@ -255,7 +264,7 @@ HcclResult hccl_comm_init(const hccl_root_address *root, uint64_t sub, uint32_t 
 HcclResult hccl_init_all(const char *api, uint32_t ndev, const int32_t *devices, int is_mccl, void **comms);
 
 /* ---- the rank-order reductions and rank tables, in Python (python/opemu/collectives) ---- */
-/* (declared in bridge_api.h: opemu_py_hccl_reduce, opemu_py_hccl_rank_table) */
+/* (declared in hccl/python.h: opemu_py_hccl_reduce, opemu_py_hccl_rank_table) */
 
 #ifdef __cplusplus
 }

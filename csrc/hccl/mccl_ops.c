@@ -23,6 +23,7 @@ static mcclResult_t result(HcclResult rc)
 static HcclResult begin(hccl_call *call, const char *api, mcclComm_t comm, mcStream_t stream, mcclDataType_t type,
                         int32_t *dtype)
 {
+    *dtype = -1;
     hccl_rank *rank = hccl_rank_of(comm);
     if (rank == NULL || !rank->is_mccl)
         return hccl_fail(HCCL_E_PARA, "%s: %p is not a live MCCL communicator", api, (void *)comm);

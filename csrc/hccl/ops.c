@@ -128,8 +128,9 @@ static HcclResult queue_on_stream(hccl_op *op)
 {
     collective_task *task = malloc(sizeof *task);
     if (task == NULL) {
+        HcclResult rc = hccl_fail(HCCL_E_MEMORY, "%s: out of host memory", op->api);
         hccl_op_free(op);
-        return hccl_fail(HCCL_E_MEMORY, "%s: out of host memory", op->api);
+        return rc;
     }
     task->op = op;
     op->rank->last_stream = op->stream;

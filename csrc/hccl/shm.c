@@ -8,13 +8,10 @@
  * reduce-scatter reduces, in rank order, the pieces straight from the peers' slots. A block sent to
  * every peer (the gather after a reduction) is written once.
  *
- * Waits sleep on futexes and wake every ~100 ms to check the execution deadline and the peers: a
- * peer that left (HcclCommDestroy), broke, or died (its pidfd says so even before it is reaped)
- * ends the op with the vendor's error, never a hang. */
+ * Waits sleep on futexes and wake every ~100 ms to check the execution deadline and the peers
+ * (shm_wait.c), never a hang. */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,50 +23,6 @@
 
 #define SHM_MAGIC 0x48434d53U /* "SMCH" */
 #define COLLECTIVE_AREA (64ULL << 20) /* both areas of the collective slots */
-
-void shm_futex_wait(uint32_t *word, uint32_t seen)
-{
-    struct timespec timeout = {0, 100 * 1000000L};
-    syscall(SYS_futex, word, FUTEX_WAIT, seen, &timeout, NULL, 0);
-}
-
-void shm_futex_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0); }
-
-static int peer_dead(shm_link *l, uint32_t peer)
-{
-    if (l->pidfd[peer] < 0)
-        return 0;
-    struct pollfd pfd = {l->pidfd[peer], POLLIN, 0};
-    return poll(&pfd, 1, 0) > 0;
-}
-
-HcclResult shm_check(shm_link *l, hccl_rank *r, const hccl_op *op, char *message, size_t size)
-{
-    if (l->worker && hccl_worker_stopping(l->worker)) {
-        snprintf(message, size, "[TaskExecStage] this rank destroyed its communicator during %s #%llu",
-                 hccl_cmd_name(op->sig.cmd), (unsigned long long)op->sig.seq);
-        return HCCL_E_PARA;
-    }
-    for (uint32_t k = 0; k < r->size; k++) {
-        if (k == r->rank)
-            continue;
-        uint32_t state = __atomic_load_n(&l->control[k].state, __ATOMIC_ACQUIRE);
-        if (state == SHM_GONE || state == SHM_BROKEN || peer_dead(l, k)) {
-            snprintf(message, size, "[TaskExecStage][HeartbeatAbnormal] ExceptionType:[Heartbeat Lost Occurred] rank "
-                     "%u (pid %d) %s during %s #%llu", k, (int)l->control[k].pid, state == SHM_GONE ?
-                     "destroyed its communicator" : state == SHM_BROKEN ? "failed" : "exited",
-                     hccl_cmd_name(op->sig.cmd), (unsigned long long)op->sig.seq);
-            return HCCL_E_REMOTE;
-        }
-    }
-    if (op->deadline > 0 && hccl_now() > op->deadline) {
-        snprintf(message, size, "[TaskExecStage][Timeout] ExceptionType:[Stuck Occurred] %s #%llu waited for its "
-                 "peers longer than the execution timeout (HCCL_EXEC_TIMEOUT)", hccl_cmd_name(op->sig.cmd),
-                 (unsigned long long)op->sig.seq);
-        return HCCL_E_TIMEOUT;
-    }
-    return HCCL_SUCCESS;
-}
 
 static HcclResult barrier(shm_link *l, hccl_rank *r, const hccl_op *op, char *message, size_t size)
 {

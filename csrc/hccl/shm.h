@@ -1,4 +1,4 @@
-/* The shared-memory transport's segment and per-rank state (shm.c, shm_p2p.c). */
+/* The shared-memory transport's segment and per-rank state (shm.c, shm_p2p.c, shm_wait.c). */
 #ifndef OPEMU_HCCL_SHM_H
 #define OPEMU_HCCL_SHM_H
 
@@ -66,6 +66,7 @@ static inline char *shm_step_slot(const shm_link *l, int parity, uint32_t from, 
     return l->slots + ((uint64_t)parity * n * n + (uint64_t)from * n + to) * l->header->slot_bytes;
 }
 
+/* ---- shm_wait.c ---- */
 /* Waits until *word differs from `seen` or ~100 ms pass (FUTEX_WAIT, shared). */
 void shm_futex_wait(uint32_t *word, uint32_t seen);
 void shm_futex_wake(uint32_t *word);

@@ -22,9 +22,9 @@ struct hccl_worker {
 /* The device memory it moves stays accessible meanwhile, as during an API call (the sanitizer's pages). */
 static HcclResult run(hccl_worker *w, hccl_op *op, char *message, size_t size)
 {
-    opemu_sanitize_enter();
+    opemu_sanitize_work_begins();
     HcclResult rc = w->run(w->state, w->rank, op, message, size);
-    opemu_sanitize_leave();
+    opemu_sanitize_work_ends();
     return rc;
 }
 

@@ -11,7 +11,7 @@ Checks run exactly as in phase 1 and raise opemu.api.VendorError with the vendor
 import numpy as np
 
 from opemu import ops
-from opemu.core.op import OPS, Args
+from opemu.core.op import Args
 from opemu.core.scalar import Scalar
 from opemu.core.status import VendorError
 from opemu.core.tensor import TensorDesc
@@ -32,8 +32,9 @@ def _arrays(desc):
 def call(op_name, workspace=None, **arguments):
     """Run operator `op_name` (e.g. "aclnnEmbedding"); tensor arguments are NumPy arrays.
     `workspace` (a uint8 array) is reused when it is large enough, as an app reuses device memory."""
-    ops.load_all()
-    op = OPS[op_name]
+    op = ops.aclnn_operator(op_name)
+    if op is None:
+        raise KeyError(op_name)
     tensors = set(op.inputs + op.outputs)
     a = Args({name: (_describe(value) if name in tensors and value is not None else value)
               for name, value in arguments.items()})

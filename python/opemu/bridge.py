@@ -1,28 +1,32 @@
 """The embedded entry points: thin glue between the C library and the operators.
 
 `attach` runs once, inside the interpreter the library starts. It gives every Python-routed entry
-point of the generated table an implementation: an operator's phase 1 when one is registered,
-otherwise the family's "not supported" status. Every exception becomes the family's internal
+point of the generated table an implementation, made at the entry point's first call (the module
+defining an aclnn operator is imported then, not at start): an operator's phase 1 when one is
+registered, otherwise the family's "not supported" status. Every exception becomes the family's internal
 error with its message retrievable through aclGetRecentErrMsg — never a silent 0.
 """
+import functools
 import itertools
 import json
 import os
+import sys
 import threading
 import traceback
 
 import numpy as np
 
-from opemu import bridge_mcblas, bridge_mcdnn, collectives, ops
+from opemu import bridge_aclop, bridge_mcblas, bridge_mcdnn, collectives, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
-from opemu.core.op import OPS, Args, soc
+from opemu.core.op import Args, soc
 from opemu.core.scalar import Scalar
 from opemu.core.tensor import TensorDesc
+from opemu.ops.aclnn import declared
 
 PLANS = {}
 _plan_ids = itertools.count(1)
-# Plans the generated phase-1 shims reuse without Python (csrc/plan_cache.c): kept for the process, since
+# Plans the generated phase-1 shims reuse without Python (csrc/aclnn/plan_cache.c): kept for the process, since
 # any number of executors, repeatable ones included, may be made from them.
 PINNED = 1 << 62
 _pinned_ids = itertools.count(PINNED)
@@ -63,9 +67,12 @@ def _on_error(lib, name, code):
     return handler
 
 
-def _entry_points(ffi, lib):
-    library = ffi.string(lib.opemu_library_file()).decode()
-    prefix = os.path.dirname(os.path.dirname(library))
+def _prefix(ffi, lib):
+    """The prefix of the library that started this interpreter (its tables describe that build)."""
+    return os.path.dirname(os.path.dirname(ffi.string(lib.opemu_library_file()).decode()))
+
+
+def _entry_points(prefix):
     with open(os.path.join(prefix, "share", "opemu", "entry_points.json")) as f:
         return json.load(f)
 
@@ -444,25 +451,60 @@ def _execute_entry(ffi, lib):
     return execute
 
 
+class _FirstCall:
+    """An entry point until its first call, which makes its implementation (`make()`, importing what defines it:
+    an aclnn operator's own module, a mcDNN or mcBLAS routine's family) and binds that in cffi's table in this
+    stand-in's place (`bind`): a process imports only what it calls, and later calls go straight to it."""
+
+    def __init__(self, make, bind):
+        self.make, self.bind = make, bind
+
+    def __call__(self, *cargs):
+        entry = self.make()
+        self.bind(entry)
+        return entry(*cargs)
+
+
+def _implementation(ffi, lib, name, meta):
+    """What entry point `name` runs: an aclnn operator's phase 1, a mcDNN or mcBLAS routine, else the family's
+    not-supported status."""
+    if name.endswith(_PHASE1_SUFFIX) and meta["family"] == "aclnn":
+        op = ops.aclnn_operator(name[:-len(_PHASE1_SUFFIX)])
+        return _Phase1(ffi, lib, op, meta, name) if op else _not_supported(lib, name, meta)
+    if meta["family"] in ("mcdnn", "mcblas"):
+        ops.load_family(meta["family"])
+    return bridge_mcdnn.entry(ffi, lib, name, meta) or bridge_mcblas.entry(ffi, lib, name, meta) \
+        or bridge_aclop.entry(ffi, lib, name, meta) or _not_supported(lib, name, meta)
+
+
+# How often CPython makes a thread holding the GIL hand it to one waiting for it (default 5 ms). A framework
+# runs phase 2 on a thread of its own (torch_npu's task queue) while its Python thread holds the GIL and
+# waits in C for that queue (a synchronize): each kernel then waited for the interval to expire. A tiny
+# torch_npu op with synchronize measured 2.9 ms a call at 5 ms, 0.26 ms at 0.2 ms; only threads that
+# contend for the GIL see the difference.
+SWITCH_INTERVAL = 2e-4
+
+
 def attach(ffi, lib):
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
     device.attach(ffi, lib)
-    ops.load_all()
+    prefix = _prefix(ffi, lib)
+    declared.use_prefix(prefix)
     inner = status.ACLNN["ACLNN_ERR_INNER"]
-    for name, meta in _entry_points(ffi, lib).items():
+    entry_points = _entry_points(prefix)
+    for name, meta in entry_points.items():
         if meta["implemented_in"] != "python":
             continue
-        op = OPS.get(name[:-len(_PHASE1_SUFFIX)]) if name.endswith(_PHASE1_SUFFIX) else None
-        entry = _Phase1(ffi, lib, op, meta, name) if op else (bridge_mcdnn.entry(ffi, lib, name, meta)
-                                                             or bridge_mcblas.entry(ffi, lib, name, meta)
-                                                             or _not_supported(lib, name, meta))
         failure = meta["failure"]
         error = {} if failure in (None, "NULL") else {"error": int(failure)}
         on_error = _on_error(lib, name, inner if failure in (None, "NULL") else int(failure))
-        ffi.def_extern(name="opemu_py_" + name, onerror=on_error, **error)(entry)
+        bind = ffi.def_extern(name="opemu_py_" + name, onerror=on_error, **error)
+        bind(_FirstCall(functools.partial(_implementation, ffi, lib, name, meta), bind))
     ffi.def_extern(name="opemu_py_execute", error=inner, onerror=_on_error(lib, "aclnn kernel", inner))(
         _execute_entry(ffi, lib))
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
+    bridge_aclop.attach(ffi, lib, entry_points)
     collectives.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         _release)

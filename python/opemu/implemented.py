@@ -1,41 +1,65 @@
-"""The entry points opemu implements in Python: the explicit list of the "declared once" design.
+"""The entry points opemu implements in Python: the explicit lists of the "declared once" design.
 
 Every function of the vendor headers is exported. One that C defines is C's (the build asks `nm`);
-one named here is routed into the embedded interpreter; every other one is a generated C shim that
+one listed here is routed into the embedded interpreter; every other one is a generated C shim that
 answers its family's not-supported status without starting Python. The build reads this file as
-plain data (cmake/gen_bridge.py executes it alone, without numpy), so it imports nothing.
+plain data (cmake/gen_bridge.py executes it alone, without numpy), so it imports only the standard
+library.
 
-An aclnn operator is named by its phase-2 function (`aclnnEmbedding`): its
-`aclnnXxxGetWorkspaceSize` runs the op's check and workspace in Python, `aclnnXxx` is C's launcher.
-A test keeps this list and the registries (opemu.core.op.OPS, opemu.core.mcdnn.OPS, …) equal."""
+aclnn operators are listed per vendor folder, where they are implemented: each folder of
+python/opemu/ops/aclnn/ (math/, activation/, foreach/…) has in its __init__.py
 
-ACLNN_OPERATORS = frozenset("""
-    aclnnAbs aclnnAdd aclnnAdds aclnnCos aclnnDiv aclnnDivs aclnnExp aclnnGelu aclnnGeluV2
-    aclnnInplaceAdd aclnnInplaceAdds aclnnInplaceCos aclnnInplaceDiv aclnnInplaceDivs aclnnInplaceExp
-    aclnnInplaceLog aclnnInplaceMul aclnnInplaceMuls aclnnInplaceNeg aclnnInplacePowTensorScalar
-    aclnnInplacePowTensorTensor aclnnInplaceRelu aclnnInplaceRsqrt aclnnInplaceSigmoid aclnnInplaceSin
-    aclnnInplaceSqrt aclnnInplaceSub aclnnInplaceSubs aclnnInplaceTanh aclnnLog aclnnMaximum aclnnMinimum
-    aclnnMul aclnnMuls aclnnNeg aclnnPowTensorScalar aclnnPowTensorTensor aclnnRelu aclnnRsqrt aclnnSigmoid
-    aclnnSilu aclnnSin aclnnSqrt aclnnSub aclnnSubs aclnnTanh
-    aclnnEqTensor aclnnNeTensor aclnnGtTensor aclnnLtTensor aclnnGeTensor aclnnLeTensor aclnnEqScalar
-    aclnnInplaceEqTensor aclnnInplaceNeTensor aclnnInplaceGtTensor aclnnInplaceLtTensor aclnnInplaceGeTensor
-    aclnnInplaceLeTensor aclnnInplaceEqScalar aclnnClamp aclnnCast aclnnSWhere
-    aclnnReduceSum aclnnMean aclnnArgMax aclnnNorm
-    aclnnInplaceZero aclnnInplaceOne aclnnInplaceFillScalar aclnnInplaceFillTensor aclnnInplaceCopy aclnnArange
-    aclnnMatmul aclnnMm aclnnBatchMatMul aclnnAddmm aclnnInplaceAddmm
-    aclnnSoftmax aclnnLogSoftmax aclnnRmsNorm aclnnLayerNorm
-    aclnnTopk aclnnCat aclnnSplitWithSize aclnnRepeat aclnnPermute aclnnIndexSelect aclnnIndexPutImpl
-    aclnnApplyFusedEmaAdam
-    aclnnEmbedding
-    aclnnEmbeddingDenseBackward
-    aclnnFusedCrossEntropyLossWithMaxSum
-    aclnnFusedLinearCrossEntropyLossGrad
-    aclnnFusedLinearOnlineMaxSum
-    aclnnNLLLoss
-    aclnnNLLLoss2d
-    aclnnNLLLoss2dBackward
-    aclnnNLLLossBackward
-""".split())
+    OPERATORS = {
+        "aclnnAbs": "elementwise",      # operator: the module of this folder that defines it
+        ...
+    }
+
+a literal read here without importing the folder (`aclnn_modules`), so engineers adding operators to
+different folders edit different files. An operator is named by its phase-2 function
+(`aclnnEmbedding`): its `aclnnXxxGetWorkspaceSize` runs the op's check and workspace in Python,
+`aclnnXxx` is C's launcher. The bridge imports an operator's module when the operator is first called.
+
+A test keeps these lists and the registries (opemu.core.op.OPS, opemu.core.mcdnn.OPS, …) equal;
+`python -m opemu.implemented` says how they differ, and `--write` rewrites the aclnn folders' lists
+from the registry (after adding rows to a family table, say)."""
+import ast
+import os
+import sys
+
+ACLNN_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops", "aclnn")
+ACLNN_PACKAGE = "opemu.ops.aclnn"
+
+
+def aclnn_folders():
+    """{vendor folder: {operator: module}} as each folder's __init__.py lists them."""
+    folders = {}
+    for folder in sorted(os.listdir(ACLNN_ROOT)):
+        path = os.path.join(ACLNN_ROOT, folder, "__init__.py")
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["OPERATORS"]:
+                folders[folder] = ast.literal_eval(node.value)
+    return folders
+
+
+_modules = None
+
+
+def aclnn_modules():
+    """{operator: the module that defines it ("opemu.ops.aclnn.math.elementwise")}, read once."""
+    global _modules
+    if _modules is None:
+        _modules = {name: "%s.%s.%s" % (ACLNN_PACKAGE, folder, module)
+                    for folder, listed in aclnn_folders().items() for name, module in listed.items()}
+    return _modules
+
+
+def aclnn_operators():
+    return frozenset(aclnn_modules())
+
 
 MCDNN = frozenset("""
     mcdnnActivationBackward
@@ -280,6 +304,55 @@ MCBLAS = frozenset("""
 """.split())
 
 
+# The single-operator API's execution: GE operator types run through one table (opemu/aclop_table.py).
+ACLOP = frozenset("""
+    aclopCompileAndExecute aclopCompileAndExecuteV2 aclopExecute aclopExecuteV2
+""".split())
+
+
 def python_entry_points():
     """Every exported function the embedded interpreter implements."""
-    return (frozenset(name + "GetWorkspaceSize" for name in ACLNN_OPERATORS) | MCDNN | MCBLAS)
+    return frozenset(name + "GetWorkspaceSize" for name in aclnn_operators()) | MCDNN | MCBLAS | ACLOP
+
+
+def registry_modules():
+    """{operator: defining module} of every registered aclnn operator, after importing them all."""
+    from opemu import ops
+    from opemu.core.op import OPS
+    ops.load_all()
+    return {name: type(op).__module__ for name, op in OPS.items()}
+
+
+def differences():
+    """Lines saying how the aclnn folders' lists and the registry differ (none when they agree)."""
+    listed, defined = aclnn_modules(), registry_modules()
+    lines = ["%s: listed in %s, defined in %s" % (name, listed.get(name, "no list"), defined.get(name, "no module"))
+             for name in sorted(set(listed) | set(defined)) if listed.get(name) != defined.get(name)]
+    return lines
+
+
+def write_folder_lists():
+    """Rewrites every aclnn folder's OPERATORS from the registry, one operator a line in name order."""
+    by_folder = {}
+    for name, module in registry_modules().items():
+        folder, _, leaf = module[len(ACLNN_PACKAGE) + 1:].partition(".")
+        by_folder.setdefault(folder, {})[name] = leaf
+    for folder in aclnn_folders():
+        path = os.path.join(ACLNN_ROOT, folder, "__init__.py")
+        with open(path) as f:
+            text = f.read()
+        start = text.index("OPERATORS = {")
+        end = text.index("}\n", start) + 2
+        rows = "".join('    "%s": "%s",\n' % item for item in sorted(by_folder.pop(folder, {}).items()))
+        with open(path, "w") as f:
+            f.write(text[:start] + "OPERATORS = {\n" + rows + "}\n" + text[end:])
+    if by_folder:
+        raise SystemExit("operators defined outside a vendor folder: %s" % sorted(by_folder))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--write"]:
+        write_folder_lists()
+    problems = differences()
+    print("\n".join(problems) or "the aclnn folders' lists and the registry agree")
+    sys.exit(1 if problems else 0)

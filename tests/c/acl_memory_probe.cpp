@@ -1,5 +1,5 @@
-// Probes of the AscendCL memory calls added for caching allocators and frameworks (issue 15) and of
-// the size hardening (issue 16): one named case per documented behaviour or error.
+// Probes of the AscendCL memory calls caching allocators and frameworks make, and of the size
+// hardening (sizes near 2^64, spans that wrap): one named case per documented behaviour or error.
 #include <cstdint>
 #include <vector>
 #include "acl/acl.h"

@@ -1,4 +1,4 @@
-// Probes of the AscendCL runtime calls frameworks make (issue 15 item 3): errors, versions, streams,
+// Probes of the AscendCL runtime calls frameworks make: errors, versions, streams,
 // events, devices, host memory and the allocator registry; one named case per documented behaviour.
 // aclsysGetCANNVersion is deprecated in favour of aclsysGetVersionStr/Num; both are probed here.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

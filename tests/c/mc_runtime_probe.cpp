@@ -1,6 +1,6 @@
-// Probes of the MACA runtime calls issue 15 implements: managed and page-locked memory, pools,
+// Probes of the MACA runtime calls frameworks make: managed and page-locked memory, pools,
 // 2D and peer transfers, device queries, peer access, stream attributes and callbacks, versions, and
-// the hardening of issue 16 (sizes near 2^64, spans that wrap, device ranges under mcMemcpyDefault).
+// the size hardening (sizes near 2^64, spans that wrap, device ranges under mcMemcpyDefault).
 // One case per documented behaviour; built with the MACA line against the prefix.
 #include <cstddef>
 #include <cstdint>

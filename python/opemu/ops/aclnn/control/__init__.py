@@ -1,0 +1,4 @@
+"""hicann/ops-nn control/: stream control operators."""
+
+OPERATORS = {
+}

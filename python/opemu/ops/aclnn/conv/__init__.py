@@ -1,0 +1,4 @@
+"""hicann/ops-nn conv/: convolutions and their backward."""
+
+OPERATORS = {
+}

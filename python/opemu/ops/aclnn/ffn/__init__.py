@@ -1,0 +1,4 @@
+"""hicann/ops-transformer ffn/: fused feed-forward networks."""
+
+OPERATORS = {
+}

@@ -1,0 +1,4 @@
+"""hicann/ops-transformer gmm/: grouped matrix products."""
+
+OPERATORS = {
+}

@@ -1,0 +1,4 @@
+"""hicann/ops-cv image/: image sampling and resizing (grid samplers, upsampling…)."""
+
+OPERATORS = {
+}

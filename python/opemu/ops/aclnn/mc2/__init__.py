@@ -1,0 +1,4 @@
+"""hicann/ops-transformer mc2/: products fused with collectives across devices."""
+
+OPERATORS = {
+}

@@ -1,0 +1,4 @@
+"""hicann/ops-transformer moe/: mixture-of-experts routing and gating."""
+
+OPERATORS = {
+}

@@ -1,0 +1,4 @@
+"""hicann/ops-nn pooling/: pooling and its backward."""
+
+OPERATORS = {
+}

@@ -1,0 +1,4 @@
+"""hicann/ops-transformer posembedding/: rotary position embeddings."""
+
+OPERATORS = {
+}

@@ -1,0 +1,4 @@
+"""hicann/ops-nn quant/: quantisation and dequantisation."""
+
+OPERATORS = {
+}

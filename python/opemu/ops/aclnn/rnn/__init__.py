@@ -1,0 +1,4 @@
+"""hicann/ops-nn rnn/: recurrent layers (LSTM, GRU) and their backward."""
+
+OPERATORS = {
+}
