@@ -126,6 +126,12 @@ class World:
     def sync(self):
         return [sync(s) for s in self.streams]
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def close(self):
         for b in self.buffers:
             b.free()

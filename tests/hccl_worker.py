@@ -107,6 +107,14 @@ def scenario_ops(rank, size, comm, s, device):
     return {"failures": failures}
 
 
+def scenario_sum(rank, size, comm, s, device):
+    """One AllReduce of rank + 1: the sum every rank gets."""
+    buf = hccl.Buffer(device, np.full(4, rank + 1, np.int32))
+    assert call("HcclAllReduce", buf.address, buf.address, u64(4), hccl.INT32, hccl.SUM, comm, s) == SUCCESS
+    assert hccl.sync(s) == 0, acl.recent_error()
+    return {"sum": int(buf.read(np.int32)[0])}
+
+
 def one_allreduce(comm, s, device):
     """An AllReduce whose outcome (status, time, message, async error) is reported."""
     buf = hccl.Buffer(device, np.ones(4, np.float32))

@@ -268,8 +268,7 @@ def test_barrier_completes_once_every_rank_reached_it(world3):
 
 
 def test_eight_ranks_reduce_in_rank_order(monkeypatch):
-    w = hccl.World(8)
-    try:
+    with hccl.World(8) as w:
         inputs = [hccl.sample(hccl.BF16, 101, seed=200 + r) for r in range(8)]
         sends = [w.buffer(r, inputs[r]) for r in range(8)]
         for r in range(8):
@@ -278,8 +277,6 @@ def test_eight_ranks_reduce_in_rank_order(monkeypatch):
         assert w.sync() == [0] * 8
         expected = hccl.bits(hccl.reference(inputs, hccl.SUM)).tobytes()
         assert all(hccl.bits(s.read()).tobytes() == expected for s in sends)
-    finally:
-        w.close()
 
 
 def special(dtype, n):

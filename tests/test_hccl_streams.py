@@ -40,8 +40,7 @@ def allreduce(w, r, send, recv, count=4, dtype=hccl.FP32):
 
 
 def test_one_thread_queues_interleaved_collectives_for_eight_ranks_without_deadlock():
-    w = hccl.World(8)
-    try:
+    with hccl.World(8) as w:
         data = [np.full(16, r + 1, np.float32) for r in range(8)]
         sends = [w.buffer(r, data[r]) for r in range(8)]
         sums = [w.buffer(r, nbytes=64) for r in range(8)]
@@ -53,26 +52,20 @@ def test_one_thread_queues_interleaved_collectives_for_eight_ranks_without_deadl
         assert w.sync() == [0] * 8
         assert all((s.read(np.float32) == 36).all() for s in sums)
         assert all((g.read(np.float32) == np.repeat(np.arange(1, 9), 16)).all() for g in gathers)
-    finally:
-        w.close()
 
 
 def test_a_hundred_operations_queue_back_to_back_on_one_stream():
-    w = hccl.World(2)
-    try:
+    with hccl.World(2) as w:
         bufs = [w.buffer(r, np.ones(8, np.int32)) for r in range(2)]
         for r in range(2):
             for _ in range(100):
                 assert allreduce(w, r, bufs[r], bufs[r], 8, hccl.INT32) == SUCCESS
         assert w.sync() == [0, 0]
         assert all((b.read(np.int32) == 2 ** 100 % 2 ** 32).all() for b in bufs)  # doubles each time, wraps
-    finally:
-        w.close()
 
 
 def test_an_event_recorded_after_a_collective_fires_when_the_last_rank_arrives():
-    w = hccl.World(2)
-    try:
+    with hccl.World(2) as w:
         bufs = [w.buffer(r, np.ones(4, np.float32)) for r in range(2)]
         events = [event(r) for r in range(2)]
         assert allreduce(w, 0, bufs[0], bufs[0]) == SUCCESS
@@ -83,13 +76,10 @@ def test_an_event_recorded_after_a_collective_fires_when_the_last_rank_arrives()
         assert allreduce(w, 1, bufs[1], bufs[1]) == SUCCESS
         assert query(events[0]) == ACL_EVENT_STATUS_COMPLETE  # no synchronisation needed
         assert (bufs[0].read(np.float32) == 2).all()
-    finally:
-        w.close()
 
 
 def test_a_stream_waiting_on_an_unfinished_collectives_event_does_not_block_the_caller():
-    w = hccl.World(2)
-    try:
+    with hccl.World(2) as w:
         bufs = [w.buffer(r, np.ones(4, np.float32)) for r in range(2)]
         events = [event(r) for r in range(2)]
         compute = [hccl.stream(r) for r in range(2)]
@@ -101,14 +91,11 @@ def test_a_stream_waiting_on_an_unfinished_collectives_event_does_not_block_the_
         assert all((b.read(np.float32) == 2).all() for b in bufs)
         for c in compute:
             acl.lib().aclrtDestroyStream(c)
-    finally:
-        w.close()
 
 
 def test_deferred_streams_run_the_peers_up_to_the_collective_at_a_synchronisation(monkeypatch):
     monkeypatch.setenv("OPEMU_STREAM", "deferred")
-    w = hccl.World(4)
-    try:
+    with hccl.World(4) as w:
         bufs = [w.buffer(r, np.full(4, r, np.float32)) for r in range(4)]
         for r in range(4):
             assert allreduce(w, r, bufs[r], bufs[r]) == SUCCESS
@@ -116,8 +103,6 @@ def test_deferred_streams_run_the_peers_up_to_the_collective_at_a_synchronisatio
         assert hccl.sync(w.streams[0]) == 0
         assert all((b.read(np.float32) == 6).all() for b in bufs)
         assert w.sync() == [0] * 4
-    finally:
-        w.close()
 
 
 def test_eight_threads_joining_one_root_info_each_waiting_on_its_stream_complete():
@@ -152,8 +137,7 @@ def test_eight_threads_joining_one_root_info_each_waiting_on_its_stream_complete
 
 def test_a_rank_that_never_arrives_fails_the_collective_after_the_execution_timeout(monkeypatch):
     monkeypatch.setenv("OPEMU_HCCL_EXEC_TIMEOUT", "0.5")
-    w = hccl.World(2)
-    try:
+    with hccl.World(2) as w:
         buf = w.buffer(0, np.ones(4, np.float32))
         start = time.monotonic()
         assert allreduce(w, 0, buf, buf) == SUCCESS
@@ -162,13 +146,10 @@ def test_a_rank_that_never_arrives_fails_the_collective_after_the_execution_time
         message = acl.recent_error()
         assert "Stuck Occurred" in message and "never arrived: [1]" in message
         assert async_error(w.comms[0]) == hccl.E_TIMEOUT
-    finally:
-        w.close()
 
 
 def test_ranks_issuing_different_counts_fail_with_a_message_naming_both():
-    w = hccl.World(2)
-    try:
+    with hccl.World(2) as w:
         bufs = [w.buffer(r, np.ones(8, np.float32)) for r in range(2)]
         assert allreduce(w, 0, bufs[0], bufs[0], 8) == SUCCESS
         assert allreduce(w, 1, bufs[1], bufs[1], 4) == SUCCESS
@@ -177,8 +158,6 @@ def test_ranks_issuing_different_counts_fail_with_a_message_naming_both():
         assert "rank 0 issued #0 AllReduce(count=8" in message and "rank 1 issued #0 AllReduce(count=4" in message
         assert hccl.sync(w.streams[1]) == ACL_ERROR_RT_SUSPECT_REMOTE_ERROR
         assert async_error(w.comms[0]) == async_error(w.comms[1]) == hccl.E_PARA
-    finally:
-        w.close()
 
 
 def test_a_peer_destroying_its_communicator_fails_what_waits_for_it():

@@ -42,9 +42,7 @@ OPEMU_EXPORT HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, Hc
                        "each rank as many elements as it receives from it", call.api, (unsigned long long)recvCount,
                        (unsigned long long)sendCount);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sendCount * call.rank->size);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount * call.rank->size);
+        rc = hccl_check_buffers(&call, sendBuf, sendCount * call.rank->size, recvBuf, recvCount * call.rank->size);
     if (rc)
         return rc;
     uint32_t n = call.rank->size;
@@ -84,9 +82,7 @@ OPEMU_EXPORT HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCount
     if (rc == HCCL_SUCCESS)
         rc = hccl_layout_span(&call, "rdispls", recvCounts, rdispls, &recv_span);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, send_span);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recv_span);
+        rc = hccl_check_buffers(&call, sendBuf, send_span, recvBuf, recv_span);
     if (rc)
         return rc;
     return hccl_queue_all_to_all(&call, HCCL_CMD_ALLTOALLV, sendType, UINT32_MAX, 0, 0, (char *)sendBuf, sendCounts,
@@ -125,9 +121,7 @@ OPEMU_EXPORT HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCoun
         sent += send_counts[p];
         received += recv_counts[p];
     }
-    rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sent);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, received);
+    rc = hccl_check_buffers(&call, sendBuf, sent, recvBuf, received);
     if (rc == HCCL_SUCCESS)
         rc = hccl_queue_all_to_all(&call, HCCL_CMD_ALLTOALLVC, sendType, UINT32_MAX, 0,
                                    hccl_digest(0, matrix, (size_t)n * n * sizeof *matrix), (char *)sendBuf,

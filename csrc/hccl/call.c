@@ -73,6 +73,14 @@ HcclResult hccl_check_buffer(const hccl_call *call, const char *parameter, const
     return HCCL_SUCCESS;
 }
 
+HcclResult hccl_check_buffers(const hccl_call *call, const void *send, uint64_t send_count, const void *recv,
+                              uint64_t recv_count)
+{
+    int nccl = call->rank->is_mccl;
+    HcclResult rc = hccl_check_buffer(call, nccl ? "sendbuff" : "sendBuf", send, send_count);
+    return rc ? rc : hccl_check_buffer(call, nccl ? "recvbuff" : "recvBuf", recv, recv_count);
+}
+
 HcclResult hccl_check_counts(const hccl_call *call, const char *parameter, const void *array, uint64_t n)
 {
     if (array == NULL)

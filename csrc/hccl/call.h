@@ -23,6 +23,10 @@ HcclResult hccl_call_enter(hccl_call *call, const char *api, int n, const char *
 HcclResult hccl_check_rank(const hccl_call *call, const char *parameter, uint32_t value);
 /* `count` elements at `ptr` inside one live device allocation of the communicator's device. */
 HcclResult hccl_check_buffer(const hccl_call *call, const char *parameter, const void *ptr, uint64_t count);
+/* The send buffer, then the receive buffer (hccl_check_buffer; "sendBuf"/"recvBuf", or MCCL's
+ * "sendbuff"/"recvbuff"); a count of 0 checks nothing. */
+HcclResult hccl_check_buffers(const hccl_call *call, const void *send, uint64_t send_count, const void *recv,
+                              uint64_t recv_count);
 /* A uint64_t array argument of the communicator's size (NULL: HCCL_E_PTR), each entry a valid count. */
 HcclResult hccl_check_counts(const hccl_call *call, const char *parameter, const void *array, uint64_t n);
 /* The elements a V-form layout reaches (largest displacement + count), each displacement checked

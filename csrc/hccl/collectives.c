@@ -4,13 +4,18 @@
 #include <string.h>
 #include "call.h"
 
-static HcclResult reducing_checks(hccl_call *call, uint64_t count, int32_t dtype, int32_t op)
+/* The null pointers, communicator and stream (hccl_call_enter), then count, data type and reduction. */
+static HcclResult enter_reducing(hccl_call *call, const char *api, int n, const char *const *names,
+                                 const void *const *values, const void *comm, aclrtStream stream, uint64_t count,
+                                 int32_t dtype, int32_t op)
 {
-    HcclResult rc = hccl_check_count(call->api, count);
+    HcclResult rc = hccl_call_enter(call, api, n, names, values, comm, stream);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_dtype(call->api, dtype, 1);
+        rc = hccl_check_count(api, count);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_op(call->api, dtype, op);
+        rc = hccl_check_dtype(api, dtype, 1);
+    if (rc == HCCL_SUCCESS)
+        rc = hccl_check_op(api, dtype, op);
     call->es = hccl_dtype_size(dtype);
     return rc;
 }
@@ -24,16 +29,10 @@ OPEMU_EXPORT HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t cou
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
+    HcclResult rc = enter_reducing(&call, api, 4, names, values, comm, stream, count, dataType, op);
     if (rc == HCCL_SUCCESS)
-        rc = reducing_checks(&call, count, dataType, op);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, count);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, count);
-    if (rc)
-        return rc;
-    return hccl_queue_reduction(&call, HCCL_CMD_ALLREDUCE, sendBuf, recvBuf, count, dataType, op, UINT32_MAX);
+        rc = hccl_check_buffers(&call, sendBuf, count, recvBuf, count);
+    return rc ? rc : hccl_queue_reduction(&call, HCCL_CMD_ALLREDUCE, sendBuf, recvBuf, count, dataType, op, UINT32_MAX);
 }
 
 OPEMU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType,
@@ -45,18 +44,12 @@ OPEMU_EXPORT HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count,
     const char *names[] = {"comm", "sendBuf", "recvBuf", "stream"};
     const void *values[] = {comm, sendBuf, recvBuf, stream};
     hccl_call call;
-    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
-    if (rc == HCCL_SUCCESS)
-        rc = reducing_checks(&call, count, dataType, op);
+    HcclResult rc = enter_reducing(&call, api, 4, names, values, comm, stream, count, dataType, op);
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_rank(&call, "root", root);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, count);
-    if (rc == HCCL_SUCCESS && call.rank->rank == root)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, count);
-    if (rc)
-        return rc;
-    return hccl_queue_reduction(&call, HCCL_CMD_REDUCE, sendBuf, recvBuf, count, dataType, op, root);
+    if (rc == HCCL_SUCCESS) /* only the root's receive buffer is written */
+        rc = hccl_check_buffers(&call, sendBuf, count, recvBuf, call.rank->rank == root ? count : 0);
+    return rc ? rc : hccl_queue_reduction(&call, HCCL_CMD_REDUCE, sendBuf, recvBuf, count, dataType, op, root);
 }
 
 OPEMU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
@@ -68,13 +61,9 @@ OPEMU_EXPORT HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t
     const char *names[] = {"stream", "comm", "sendBuf", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_call_enter(&call, api, 4, names, values, comm, stream);
+    HcclResult rc = enter_reducing(&call, api, 4, names, values, comm, stream, recvCount, dataType, op);
     if (rc == HCCL_SUCCESS)
-        rc = reducing_checks(&call, recvCount, dataType, op);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, recvCount * call.rank->size);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount);
+        rc = hccl_check_buffers(&call, sendBuf, recvCount * call.rank->size, recvBuf, recvCount);
     if (rc)
         return rc;
     return hccl_queue_reduce_scatter(&call, HCCL_CMD_REDUCE_SCATTER, sendBuf, recvBuf, recvCount, NULL, NULL, dataType,
@@ -89,17 +78,13 @@ OPEMU_EXPORT HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts
     const char *names[] = {"stream", "comm", "sendBuf", "sendCounts", "sendDispls", "recvBuf"};
     const void *values[] = {stream, comm, sendBuf, sendCounts, sendDispls, recvBuf};
     hccl_call call;
-    HcclResult rc = hccl_call_enter(&call, api, 6, names, values, comm, stream);
-    if (rc == HCCL_SUCCESS)
-        rc = reducing_checks(&call, recvCount, dataType, op);
+    HcclResult rc = enter_reducing(&call, api, 6, names, values, comm, stream, recvCount, dataType, op);
     uint64_t span = 0;
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_v_layout(&call, "sendCounts", sendCounts, "sendDispls", sendDispls, "recvCount", recvCount,
                                  &span);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, span);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount);
+        rc = hccl_check_buffers(&call, sendBuf, span, recvBuf, recvCount);
     if (rc)
         return rc;
     return hccl_queue_reduce_scatter(&call, HCCL_CMD_REDUCE_SCATTER_V, sendBuf, recvBuf, 0, sendCounts, sendDispls,
@@ -155,10 +140,8 @@ OPEMU_EXPORT HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvC
         rc = hccl_check_rank(&call, "root", root);
     if (rc == HCCL_SUCCESS)
         rc = moving_checks(&call, recvCount, dataType);
-    if (rc == HCCL_SUCCESS && is_root)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, recvCount * call.rank->size);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, recvCount);
+        rc = hccl_check_buffers(&call, sendBuf, is_root ? recvCount * call.rank->size : 0, recvBuf, recvCount);
     if (rc)
         return rc;
     return hccl_queue_moving(&call, HCCL_CMD_SCATTER, sendBuf, recvBuf, recvCount, dataType, root, NULL, NULL);
@@ -177,9 +160,7 @@ OPEMU_EXPORT HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sen
     if (rc == HCCL_SUCCESS)
         rc = moving_checks(&call, sendCount, dataType);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sendCount);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, sendCount * call.rank->size);
+        rc = hccl_check_buffers(&call, sendBuf, sendCount, recvBuf, sendCount * call.rank->size);
     if (rc)
         return rc;
     return hccl_queue_moving(&call, HCCL_CMD_ALLGATHER, sendBuf, recvBuf, sendCount, dataType, UINT32_MAX, NULL,
@@ -202,9 +183,7 @@ OPEMU_EXPORT HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *
         rc = hccl_check_v_layout(&call, "recvCounts", recvCounts, "recvDispls", recvDispls, "sendCount", sendCount,
                                  &span);
     if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "sendBuf", sendBuf, sendCount);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(&call, "recvBuf", recvBuf, span);
+        rc = hccl_check_buffers(&call, sendBuf, sendCount, recvBuf, span);
     if (rc)
         return rc;
     return hccl_queue_moving(&call, HCCL_CMD_ALLGATHER_V, sendBuf, recvBuf, sendCount, dataType, UINT32_MAX,

@@ -51,9 +51,7 @@ static HcclResult buffers(const hccl_call *call, const void *send, uint64_t send
     HcclResult rc = hccl_check_count(call->api, send_count);
     if (rc == HCCL_SUCCESS)
         rc = hccl_check_count(call->api, recv_count);
-    if (rc == HCCL_SUCCESS)
-        rc = hccl_check_buffer(call, "sendbuff", send, send_count);
-    return rc ? rc : hccl_check_buffer(call, "recvbuff", recv, recv_count);
+    return rc ? rc : hccl_check_buffers(call, send, send_count, recv, recv_count);
 }
 
 static HcclResult reduction_op(const hccl_call *call, mcclRedOp_t op)
