@@ -68,14 +68,20 @@ static HcclResult root_of(const hccl_call *call, int root)
                     : hccl_check_rank(call, "root", (uint32_t)root);
 }
 
+/* begin, then the reduction. */
+static HcclResult begin_reducing(hccl_call *call, const char *api, mcclComm_t comm, mcStream_t stream,
+                                 mcclDataType_t type, mcclRedOp_t op, int32_t *dtype)
+{
+    HcclResult rc = begin(call, api, comm, stream, type, dtype);
+    return rc ? rc : reduction_op(call, op);
+}
+
 OPEMU_EXPORT mcclResult_t mcclAllReduce(const void *sendbuff, void *recvbuff, size_t count, mcclDataType_t datatype,
                                         mcclRedOp_t op, mcclComm_t comm, mcStream_t stream)
 {
     hccl_call call;
     int32_t dtype;
-    HcclResult rc = begin(&call, "mcclAllReduce", comm, stream, datatype, &dtype);
-    if (rc == HCCL_SUCCESS)
-        rc = reduction_op(&call, op);
+    HcclResult rc = begin_reducing(&call, "mcclAllReduce", comm, stream, datatype, op, &dtype);
     if (rc == HCCL_SUCCESS)
         rc = buffers(&call, sendbuff, count, recvbuff, count);
     if (rc == HCCL_SUCCESS && count)
@@ -88,9 +94,7 @@ OPEMU_EXPORT mcclResult_t mcclReduce(const void *sendbuff, void *recvbuff, size_
 {
     hccl_call call;
     int32_t dtype;
-    HcclResult rc = begin(&call, "mcclReduce", comm, stream, datatype, &dtype);
-    if (rc == HCCL_SUCCESS)
-        rc = reduction_op(&call, op);
+    HcclResult rc = begin_reducing(&call, "mcclReduce", comm, stream, datatype, op, &dtype);
     if (rc == HCCL_SUCCESS)
         rc = root_of(&call, root);
     if (rc == HCCL_SUCCESS) /* recvbuff may be NULL except on the root */
@@ -106,9 +110,7 @@ OPEMU_EXPORT mcclResult_t mcclReduceScatter(const void *sendbuff, void *recvbuff
 {
     hccl_call call;
     int32_t dtype;
-    HcclResult rc = begin(&call, "mcclReduceScatter", comm, stream, datatype, &dtype);
-    if (rc == HCCL_SUCCESS)
-        rc = reduction_op(&call, op);
+    HcclResult rc = begin_reducing(&call, "mcclReduceScatter", comm, stream, datatype, op, &dtype);
     if (rc == HCCL_SUCCESS)
         rc = buffers(&call, sendbuff, recvcount * call.rank->size, recvbuff, recvcount);
     if (rc == HCCL_SUCCESS && recvcount)
