@@ -1,6 +1,6 @@
 /* Events: a record is a task that stamps the time when its stream reaches it; a wait is a task that
  * waits for the record it names: on a deferred stream by draining the record's stream, on an eager
- * one as a pending task (core/stream.h) that the record completes, whatever thread runs it, so that
+ * one by holding its stream (core/stream.h) until the record runs, whatever thread runs it, so that
  * an eager wait never blocks its thread. Event tasks name the event by address and check it
  * is still live when they run, so an event may be destroyed while its tasks are queued. */
 #include <pthread.h>
@@ -193,6 +193,7 @@ static int wait_stream_task(void *payload)
         return 0;
     if (opemu_deferred_streams())
         return opemu_stream_drain(w->recording);
+    opemu_stream_hold(w->waiting, 0, 0, NULL); /* until the record runs (ticket_done) */
     waiter *entry = malloc(sizeof *entry);
     pthread_mutex_lock(&tickets_lock);
     int done = w->ticket->done || entry == NULL;
@@ -202,10 +203,12 @@ static int wait_stream_task(void *payload)
     }
     pthread_mutex_unlock(&tickets_lock);
     if (done) {
+        opemu_stream_resume(w->waiting);
+        if (entry == NULL)
+            return opemu_stream_drain(w->recording);
         free(entry);
-        return entry == NULL ? opemu_stream_drain(w->recording) : 0;
     }
-    return OPEMU_TASK_PENDING;
+    return 0;
 }
 
 static void drop_wait(void *payload)

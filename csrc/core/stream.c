@@ -1,13 +1,11 @@
 /* Streams: the task queues every family submits its work to (core/stream.h).
  *
  * A deferred task that fails makes the stream report that status at its next synchronisation; an
- * eager one returns it at launch.
- *
- * A task may also finish later, off the thread that ran it (a collective waits for its peers): it
- * returns OPEMU_TASK_PENDING and someone calls opemu_stream_complete once. Until then nothing after
- * it runs; an eager launch behind it is queued rather than run, so the caller never waits for a
- * peer, and the thread that completes it runs what was queued behind it. A synchronisation waits
- * for it, calling the helper the task named (which may run the peers' deferred streams). */
+ * eager one returns it at launch. One task runs at a time; a task that submits to its own stream queues
+ * the new task behind itself, and one that holds its stream (a blocking host callback, a collective
+ * waiting for its peers, an event wait) leaves the tasks behind it queued until the hold ends: an eager
+ * launch behind it is queued rather than run, so the caller never waits, and the thread that ends the
+ * hold runs what was queued. No thread ever waits for work that only it can do. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +30,14 @@ struct opemu_stream {
     pthread_cond_t idle;
     task *head, *tail;
     int running;
-    int pending;       /* a task returned OPEMU_TASK_PENDING and is not yet complete */
-    int early;         /* ... or completed before it returned */
-    int resume_queued; /* on a thread's list of streams to run after a completion */
-    void (*help)(void *);
+    pthread_t runner; /* the thread running a task, while `running` */
+    int held;         /* a task held the stream (opemu_stream_hold) */
+    uint64_t hold_owner;
+    int hold_status;
+    const char *hold_reason;
+    void (*help)(void *); /* what a synchronisation calls while the hold lasts (opemu_stream_helper) */
     void *help_arg;
+    int resume_queued;    /* on a thread's list of streams to run after a hold ended */
     opemu_stream *resume_next;
     int error;
     char message[1024];
@@ -96,11 +97,11 @@ void opemu_stream_release(opemu_stream *s)
     free(s);
 }
 
-/* Called with s->lock held; a task that will finish later counts as run (its status comes through
- * opemu_stream_complete). */
+/* Called with s->lock held; runs `t` with it released. */
 static int run_task(opemu_stream *s, task *t)
 {
     s->running = 1;
+    s->runner = pthread_self();
     pthread_mutex_unlock(&s->lock);
     int rc = t->fn(t->payload);
     if (t->drop)
@@ -108,16 +109,12 @@ static int run_task(opemu_stream *s, task *t)
     free(t);
     pthread_mutex_lock(&s->lock);
     s->running = 0;
-    if (rc == OPEMU_TASK_PENDING) {
-        s->pending = !s->early;
-        s->early = 0;
-        rc = 0;
-    }
     pthread_cond_broadcast(&s->idle);
     return rc;
 }
 
-static void record_failure(opemu_stream *s, int rc, const char *message)
+/* A task queued earlier failed: the stream's next synchronisation reports it (the first since the last one). */
+static void keep_failure_with(opemu_stream *s, int rc, const char *message)
 {
     if (rc != 0 && s->error == 0) {
         s->error = rc;
@@ -125,51 +122,86 @@ static void record_failure(opemu_stream *s, int rc, const char *message)
     }
 }
 
-/* Runs the queued tasks in order on this thread (s->lock held), recording the first failure for the
- * next synchronisation. With `wait`, also waits out a task another thread runs and a pending one
- * (helping it along) until nothing is left; without, stops there. */
-static void run_queued(opemu_stream *s, int wait)
+static void keep_failure(opemu_stream *s, int rc)
 {
-    for (;;) {
-        if (s->running || s->pending) {
-            if (!wait)
-                return;
-            if (s->pending && s->help) {
-                void (*help)(void *) = s->help;
-                void *arg = s->help_arg;
-                pthread_mutex_unlock(&s->lock);
-                help(arg);
-                pthread_mutex_lock(&s->lock);
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                until.tv_nsec += 5000000;
-                if (until.tv_nsec >= 1000000000L) {
-                    until.tv_sec++;
-                    until.tv_nsec -= 1000000000L;
-                }
-                if (s->pending)
-                    pthread_cond_timedwait(&s->idle, &s->lock, &until);
-            } else {
-                pthread_cond_wait(&s->idle, &s->lock);
-            }
-            continue;
-        }
+    if (rc != 0)
+        keep_failure_with(s, rc, opemu_error_take());
+}
+
+static int running_here(const opemu_stream *s) { return s->running && pthread_equal(s->runner, pthread_self()); }
+
+/* Runs the queued tasks in order until none is left or one holds the stream; never waits for a hold. Called
+ * with s->lock held, and not while another thread runs a task. */
+static void run_queued(opemu_stream *s)
+{
+    while (s->head && !s->held && !s->running) {
         task *t = s->head;
-        if (t == NULL)
-            return;
         s->head = t->next;
         if (s->head == NULL)
             s->tail = NULL;
-        int rc = run_task(s, t);
-        if (rc != 0 && s->error == 0)
-            record_failure(s, rc, opemu_error_take());
+        keep_failure(s, run_task(s, t));
     }
 }
 
-void opemu_stream_progress(opemu_stream *s)
+/* Runs every queued task in order; returns (and clears) the first failure since the last sync. Inside a task of
+ * this stream (a host function synchronising its own stream) everything before that task has run: nothing to wait
+ * for. A hold is waited out, unless this thread is the one that must end it: then the hold's status. */
+int opemu_stream_drain(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    run_queued(s, 0);
+    if (running_here(s)) {
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    for (;;) {
+        while (s->running)
+            pthread_cond_wait(&s->idle, &s->lock);
+        if (s->held && s->hold_owner == (uint64_t)pthread_self()) {
+            int status = s->hold_status;
+            const char *reason = s->hold_reason;
+            pthread_mutex_unlock(&s->lock);
+            return opemu_fail(status, "%s", reason);
+        }
+        if (s->held && s->help) { /* help the hold along (a collective's peers' deferred streams) */
+            void (*help)(void *) = s->help;
+            void *arg = s->help_arg;
+            pthread_mutex_unlock(&s->lock);
+            help(arg);
+            pthread_mutex_lock(&s->lock);
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 5000000;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            if (s->held)
+                pthread_cond_timedwait(&s->idle, &s->lock, &until);
+            continue;
+        }
+        if (s->held) {
+            pthread_cond_wait(&s->idle, &s->lock);
+            continue;
+        }
+        if (s->head == NULL)
+            break;
+        run_queued(s);
+    }
+    int error = s->error;
+    s->error = 0;
+    pthread_mutex_unlock(&s->lock);
+    if (error)
+        opemu_error_restore(s->message);
+    return error;
+}
+
+void opemu_stream_hold(opemu_stream *s, uint64_t owner, int status, const char *reason)
+{
+    pthread_mutex_lock(&s->lock);
+    s->held = 1;
+    s->hold_owner = owner;
+    s->hold_status = status;
+    s->hold_reason = reason;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -181,12 +213,13 @@ void opemu_stream_helper(opemu_stream *s, void (*help)(void *), void *arg)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* An eager stream's tasks queued behind a completed one run on the completing thread; completions
- * that those tasks cause in turn are put on the thread's list rather than run recursively. */
+/* What waited behind a hold runs on the thread that ended it, as it would have run when launched; holds
+ * those tasks end in turn (a collective completing its peers' streams) go on this thread's list rather
+ * than recurse. */
 static __thread opemu_stream *resume_list;
 static __thread int resuming;
 
-static void resume(opemu_stream *s)
+static void run_after_hold(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
     int queue = !s->resume_queued;
@@ -206,10 +239,23 @@ static void resume(opemu_stream *s)
             continue;
         pthread_mutex_lock(&next->lock);
         next->resume_queued = 0;
-        run_queued(next, 0);
+        if (!next->running)
+            run_queued(next);
         pthread_mutex_unlock(&next->lock);
     }
     resuming = 0;
+}
+
+void opemu_stream_resume(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->held = 0;
+    s->help = NULL;
+    pthread_cond_broadcast(&s->idle);
+    int more = s->head != NULL && !s->running && !opemu_deferred_streams();
+    pthread_mutex_unlock(&s->lock);
+    if (more)
+        run_after_hold(s);
 }
 
 int opemu_stream_complete(opemu_stream *s, int status, const char *message)
@@ -217,32 +263,20 @@ int opemu_stream_complete(opemu_stream *s, int status, const char *message)
     if (!opemu_handle_is(s, OPEMU_KIND_STREAM))
         return -1;
     pthread_mutex_lock(&s->lock);
-    record_failure(s, status, message);
-    if (s->pending)
-        s->pending = 0;
-    else
-        s->early = 1;
-    s->help = NULL;
-    pthread_cond_broadcast(&s->idle);
-    int more = s->head != NULL && !s->running && !opemu_deferred_streams();
+    keep_failure_with(s, status, message);
     pthread_mutex_unlock(&s->lock);
-    if (more)
-        resume(s);
+    opemu_stream_resume(s);
     return 0;
 }
 
-/* Runs every queued task in order; returns (and clears) the first failure since the last sync. */
-int opemu_stream_drain(opemu_stream *s)
+void opemu_stream_advance(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    run_queued(s, 1);
-    int error = s->error;
-    s->error = 0;
+    if (!s->running)
+        run_queued(s);
     pthread_mutex_unlock(&s->lock);
-    if (error)
-        opemu_error_restore(s->message);
-    return error;
 }
+
 
 int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn drop, void *payload)
 {
@@ -251,11 +285,12 @@ int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn dr
     t->drop = drop;
     t->payload = payload;
     pthread_mutex_lock(&s->lock);
-    if (!opemu_deferred_streams()) {
-        while (s->running && !s->pending && s->head == NULL)
+    if (!opemu_deferred_streams() && !running_here(s)) {
+        while (s->running)
             pthread_cond_wait(&s->idle, &s->lock);
-        if (!s->pending && s->head == NULL) {
+        if (!s->held && s->head == NULL) {
             int rc = run_task(s, t);
+            run_queued(s); /* what the task submitted to its own stream */
             pthread_mutex_unlock(&s->lock);
             return rc;
         }
@@ -272,8 +307,9 @@ int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn dr
 int32_t opemu_stream_device(const opemu_stream *s) { return s->ctx->device; }
 
 /* Applies `fn` to every live stream of `device` (all devices when device < 0) that `which` accepts
- * (every one when it is NULL). */
-static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int (*which)(const opemu_stream *))
+ * (every one when it is NULL), outside the list's lock. */
+static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *, void *), void *context,
+                                 int (*which)(const opemu_stream *))
 {
     int first_error = 0;
     pthread_mutex_lock(&streams_lock);
@@ -289,7 +325,7 @@ static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int 
     for (size_t i = 0; i < n; i++) {
         if (!opemu_handle_is(list[i], OPEMU_KIND_STREAM) || (which && !which(list[i])))
             continue;
-        int rc = fn(list[i]);
+        int rc = fn(list[i], context);
         if (rc && !first_error)
             first_error = rc;
     }
@@ -297,33 +333,35 @@ static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int 
     return first_error;
 }
 
-static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
-{
-    return for_each_stream_where(device, fn, NULL);
-}
+static int drain(opemu_stream *s, void *unused) { return opemu_stream_drain(s); }
 
-int opemu_device_drain(int32_t device) { return for_each_stream(device, opemu_stream_drain); }
+int opemu_device_drain(int32_t device) { return for_each_stream_where(device, drain, NULL, NULL); }
 
 int opemu_device_drain_where(int32_t device, int (*which)(const opemu_stream *))
 {
-    return for_each_stream_where(device, opemu_stream_drain, which);
+    return for_each_stream_where(device, drain, NULL, which);
 }
 
-static int release_user_stream(opemu_stream *s)
+static int release_user_stream(opemu_stream *s, void *unused)
 {
     if (!s->is_default)
         opemu_stream_release(s);
     return 0;
 }
 
-void opemu_streams_release_device(int32_t device) { for_each_stream(device, release_user_stream); }
+void opemu_streams_release_device(int32_t device) { for_each_stream_where(device, release_user_stream, NULL, NULL); }
+
+void opemu_streams_each(int (*fn)(opemu_stream *, void *), void *context)
+{
+    for_each_stream_where(-1, fn, context, NULL);
+}
 
 int opemu_stream_is_default(const opemu_stream *s) { return s->is_default; }
 
 int opemu_stream_busy(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    int busy = s->head || s->running || s->pending;
+    int busy = s->head || s->running || s->held;
     pthread_mutex_unlock(&s->lock);
     return busy;
 }

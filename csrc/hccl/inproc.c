@@ -351,7 +351,7 @@ static void help(void *arg)
     pthread_mutex_unlock(&g->lock);
     for (uint32_t k = 0; k < n; k++)
         if (opemu_handle_is(streams[k], OPEMU_KIND_STREAM))
-            opemu_stream_progress(streams[k]);
+            opemu_stream_advance(streams[k]);
 }
 
 /* Takes out every op of the slots and transfers `which` selects, into `failed` (at most `room`), with

@@ -3,7 +3,7 @@
  * An HCCL call checks its arguments (vendor codes, at once), describes this rank's part as an op
  * (a signature every rank must agree on, and up to two steps a transport executes, or a batch of
  * point-to-point transfers) and queues it on the stream. When the stream reaches it, the op goes to
- * the communicator's transport and the task stays pending: later tasks on that stream wait for it,
+ * the communicator's transport and the task holds its stream: later tasks on that stream wait for it,
  * but the thread that queued it never does. The transport finishes it, from whichever thread saw
  * the last peer arrive, and the stream goes on from there (events recorded after it fire then).
  *
@@ -105,16 +105,17 @@ static int run_collective(void *payload)
     hccl_op *op = task->op;
     task->op = NULL;
     hccl_rank *rank = op->rank;
+    opemu_stream_hold(op->stream, 0, 0, NULL); /* until the op finishes (hccl_op_finish) */
     if (rank->destroyed) {
         hccl_op_finish(op, HCCL_E_PARA, "the communicator was destroyed before the operation ran");
-        return OPEMU_TASK_PENDING;
+        return 0;
     }
     double timeout = rank->exec_timeout;
     op->deadline = timeout > 0 ? hccl_now() + timeout : 0;
     if (rank->transport->help)
         opemu_stream_helper(op->stream, rank->transport->help, rank);
     rank->transport->submit(rank, op);
-    return OPEMU_TASK_PENDING;
+    return 0;
 }
 
 static void drop_collective(void *payload)
