@@ -32,6 +32,7 @@ SECTIONS = [
     "attention",
     "torch_on_npu",
     "contention",
+    "collectives",
 ]
 
 

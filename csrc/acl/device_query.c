@@ -141,3 +141,30 @@ OPEMU_EXPORT aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peer
     pthread_mutex_unlock(&lock);
     return ACL_SUCCESS;
 }
+
+/* ---- floating-point overflow mode ----
+ * The kernels compute IEEE results (inf and NaN out of an overflow), which is INF/NAN mode; the
+ * saturation mode (overflows clamped to the largest finite value) is not emulated, so asking for it
+ * is refused rather than silently ignored. */
+
+OPEMU_EXPORT aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
+{
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    if (mode == ACL_RT_OVERFLOW_MODE_SATURATION)
+        return opemu_fail(ACL_ERROR_FEATURE_UNSUPPORTED, "aclrtSetDeviceSatMode: opemu computes in "
+                          "ACL_RT_OVERFLOW_MODE_INFNAN mode only; ACL_RT_OVERFLOW_MODE_SATURATION is not emulated");
+    if (mode != ACL_RT_OVERFLOW_MODE_INFNAN)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetDeviceSatMode: invalid mode %d", (int)mode);
+    return ACL_SUCCESS;
+}
+
+OPEMU_EXPORT aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
+{
+    if (mode == NULL)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceSatMode: mode is null");
+    if (opemu_current_context() == NULL)
+        return ACL_ERROR_RT_CONTEXT_NULL;
+    *mode = ACL_RT_OVERFLOW_MODE_INFNAN;
+    return ACL_SUCCESS;
+}

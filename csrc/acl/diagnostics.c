@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "acl/acl.h"
+#include "acl/diagnostics.h"
 #include "core/core.h"
 #include "core/device.h"
 #include "core/hooks.h"
@@ -37,7 +38,7 @@ static size_t n_callbacks;
 static aclrtExceptionInfoCallback legacy_callback; /* aclrtSetExceptionInfoCallback: one, replaced */
 static uint32_t faults;
 static uint64_t execute_timeout_us;
-static uint32_t wait_timeout_s; /* recorded for completeness: no opemu wait can block past it */
+static uint32_t wait_timeout_s; /* bounds a collective's wait for its peers (0: no bound) */
 
 static void raise_exception(int code, int32_t device)
 {
@@ -233,4 +234,12 @@ OPEMU_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
     wait_timeout_s = timeout; /* 0: wait without limit */
     pthread_mutex_unlock(&lock);
     return ACL_SUCCESS;
+}
+
+uint32_t opemu_op_wait_timeout_s(void)
+{
+    pthread_mutex_lock(&lock);
+    uint32_t seconds = wait_timeout_s;
+    pthread_mutex_unlock(&lock);
+    return seconds;
 }

@@ -278,6 +278,21 @@ OPEMU_EXPORT aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAtt
     return ACL_SUCCESS;
 }
 
+/* What the stream does after a task fails: go on (ACL_CONTINUE_ON_FAILURE, the default) or stop; the
+ * same setting as the ACL_STREAM_ATTR_FAILURE_MODE attribute. */
+OPEMU_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
+{
+    int rc;
+    opemu_stream *s = opemu_stream_resolve(stream, &rc);
+    if (s == NULL)
+        return rc;
+    if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE)
+        return opemu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSetStreamFailureMode: mode %llu is neither "
+                          "ACL_CONTINUE_ON_FAILURE nor ACL_STOP_ON_FAILURE", (unsigned long long)mode);
+    opemu_stream_settings_of(s)->attributes[ACL_STREAM_ATTR_FAILURE_MODE].failureMode = mode;
+    return ACL_SUCCESS;
+}
+
 OPEMU_EXPORT aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
                                               aclrtStreamAttrValue *value)
 {

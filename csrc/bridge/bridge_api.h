@@ -36,6 +36,7 @@
 #include "core/errors.h"
 #include "core/handles.h"
 #include "core/memory.h"
+#include "hccl/python.h"
 #include "kernels/kernels.h"
 #include "mcblas/handle.h"
 #include "mcblas/lt_descriptors.h"

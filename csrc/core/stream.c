@@ -2,11 +2,14 @@
  *
  * A deferred task that fails makes the stream report that status at its next synchronisation; an
  * eager one returns it at launch. One task runs at a time; a task that submits to its own stream queues
- * the new task behind itself, and one that holds its stream (a blocking host callback) leaves the tasks
- * behind it queued until the hold ends: no thread ever waits for work that only it can do. */
+ * the new task behind itself, and one that holds its stream (a blocking host callback, a collective
+ * waiting for its peers, an event wait) leaves the tasks behind it queued until the hold ends: an eager
+ * launch behind it is queued rather than run, so the caller never waits, and the thread that ends the
+ * hold runs what was queued. No thread ever waits for work that only it can do. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/handles.h"
@@ -32,6 +35,10 @@ struct opemu_stream {
     uint64_t hold_owner;
     int hold_status;
     const char *hold_reason;
+    void (*help)(void *); /* what a synchronisation calls while the hold lasts (opemu_stream_helper) */
+    void *help_arg;
+    int resume_queued;    /* on a thread's list of streams to run after a hold ended */
+    opemu_stream *resume_next;
     int error;
     char message[1024];
     opemu_stream_settings settings;
@@ -107,13 +114,18 @@ static int run_task(opemu_stream *s, task *t)
 }
 
 /* A task queued earlier failed: the stream's next synchronisation reports it (the first since the last one). */
-static void keep_failure(opemu_stream *s, int rc)
+static void keep_failure_with(opemu_stream *s, int rc, const char *message)
 {
     if (rc != 0 && s->error == 0) {
         s->error = rc;
-        const char *msg = opemu_error_take();
-        snprintf(s->message, sizeof s->message, "%s", msg ? msg : "a task on the stream failed");
+        snprintf(s->message, sizeof s->message, "%s", message ? message : "a task on the stream failed");
     }
+}
+
+static void keep_failure(opemu_stream *s, int rc)
+{
+    if (rc != 0)
+        keep_failure_with(s, rc, opemu_error_take());
 }
 
 static int running_here(const opemu_stream *s) { return s->running && pthread_equal(s->runner, pthread_self()); }
@@ -150,6 +162,23 @@ int opemu_stream_drain(opemu_stream *s)
             pthread_mutex_unlock(&s->lock);
             return opemu_fail(status, "%s", reason);
         }
+        if (s->held && s->help) { /* help the hold along (a collective's peers' deferred streams) */
+            void (*help)(void *) = s->help;
+            void *arg = s->help_arg;
+            pthread_mutex_unlock(&s->lock);
+            help(arg);
+            pthread_mutex_lock(&s->lock);
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 5000000;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            if (s->held)
+                pthread_cond_timedwait(&s->idle, &s->lock, &until);
+            continue;
+        }
         if (s->held) {
             pthread_cond_wait(&s->idle, &s->lock);
             continue;
@@ -176,14 +205,68 @@ void opemu_stream_hold(opemu_stream *s, uint64_t owner, int status, const char *
     pthread_mutex_unlock(&s->lock);
 }
 
+void opemu_stream_helper(opemu_stream *s, void (*help)(void *), void *arg)
+{
+    pthread_mutex_lock(&s->lock);
+    s->help = help;
+    s->help_arg = arg;
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* What waited behind a hold runs on the thread that ended it, as it would have run when launched; holds
+ * those tasks end in turn (a collective completing its peers' streams) go on this thread's list rather
+ * than recurse. */
+static __thread opemu_stream *resume_list;
+static __thread int resuming;
+
+static void run_after_hold(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    int queue = !s->resume_queued;
+    s->resume_queued = 1;
+    if (queue) {
+        s->resume_next = resume_list;
+        resume_list = s;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (resuming)
+        return;
+    resuming = 1;
+    while (resume_list) {
+        opemu_stream *next = resume_list;
+        resume_list = next->resume_next;
+        if (!opemu_handle_is(next, OPEMU_KIND_STREAM))
+            continue;
+        pthread_mutex_lock(&next->lock);
+        next->resume_queued = 0;
+        if (!next->running)
+            run_queued(next);
+        pthread_mutex_unlock(&next->lock);
+    }
+    resuming = 0;
+}
+
 void opemu_stream_resume(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
     s->held = 0;
+    s->help = NULL;
     pthread_cond_broadcast(&s->idle);
-    if (!opemu_deferred_streams())
-        run_queued(s); /* what waited behind the hold would have run as it was launched */
+    int more = s->head != NULL && !s->running && !opemu_deferred_streams();
     pthread_mutex_unlock(&s->lock);
+    if (more)
+        run_after_hold(s);
+}
+
+int opemu_stream_complete(opemu_stream *s, int status, const char *message)
+{
+    if (!opemu_handle_is(s, OPEMU_KIND_STREAM))
+        return -1;
+    pthread_mutex_lock(&s->lock);
+    keep_failure_with(s, status, message);
+    pthread_mutex_unlock(&s->lock);
+    opemu_stream_resume(s);
+    return 0;
 }
 
 void opemu_stream_advance(opemu_stream *s)

@@ -30,6 +30,13 @@ int opemu_stream_drain(opemu_stream *stream);
 void opemu_stream_hold(opemu_stream *stream, uint64_t owner, int status, const char *reason);
 /* Ends the hold; on an eager stream, runs what was queued behind it on this thread. */
 void opemu_stream_resume(opemu_stream *stream);
+/* Ends a hold with the held task's status (0, or an aclError and its message, which the next
+ * synchronisation reports): how a collective or an event wait finishes, off the thread that ran it.
+ * -1 when the stream is no longer live. */
+int opemu_stream_complete(opemu_stream *stream, int status, const char *message);
+/* Set by a task that holds its stream: a synchronisation waiting for the hold calls help(arg) now and
+ * then (a collective's peers' deferred streams); the hold's end clears it. */
+void opemu_stream_helper(opemu_stream *stream, void (*help)(void *), void *arg);
 /* Runs the queued tasks up to the first that holds the stream, without waiting for a hold (a deferred stream's
  * work, up to a callback its subscribed thread is about to run). */
 void opemu_stream_advance(opemu_stream *stream);

@@ -325,6 +325,9 @@ static void call_ends(const opemu_trace *t, long long status)
     pthread_mutex_unlock(&guard_lock);
 }
 
+void opemu_sanitize_work_begins(void) { call_begins(); }
+void opemu_sanitize_work_ends(void) { call_ends(NULL, 0); }
+
 /* ---- what core's hooks and the trace tell the sanitizer ---- */
 
 static void allocated(opemu_allocation *a)

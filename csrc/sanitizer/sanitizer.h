@@ -28,6 +28,10 @@ void opemu_sanitize_missing(const void *address, const char *what);
 void opemu_sanitize_leaks(const char *when);
 /* Device memory the host may touch (managed memory): never made inaccessible. */
 void opemu_block_host_accessible(const void *start);
+/* Around work that touches device memory outside any API call (a collective's progress thread
+ * moving bytes while no call runs): device memory stays accessible meanwhile, as during a call. */
+void opemu_sanitize_work_begins(void);
+void opemu_sanitize_work_ends(void);
 #endif
 
 #endif

@@ -17,7 +17,7 @@ import traceback
 
 import numpy as np
 
-from opemu import bridge_aclop, bridge_mcblas, bridge_mcdnn, ops
+from opemu import bridge_aclop, bridge_mcblas, bridge_mcdnn, collectives, ops
 from opemu.core import checks, device, status
 from opemu.core.headers import enum
 from opemu.core.op import Args, soc
@@ -541,5 +541,6 @@ def attach(ffi, lib):
     bridge_mcdnn.attach(ffi, lib)
     bridge_mcblas.attach(ffi, lib)
     bridge_aclop.attach(ffi, lib, entry_points)
+    collectives.attach(ffi, lib)
     ffi.def_extern(name="opemu_py_release_plan", onerror=_on_error(lib, "aclDestroyAclOpExecutor", inner))(
         _release)

@@ -23,7 +23,7 @@ from opemu import __version__, paths, settings
 # The ops-nn example line (reference §6) and the MACA one, together: unused names cost nothing.
 INCLUDE_DIRS = ("include", "include/aclnnop", "include/aclnn", "include/mcr")
 LIBRARY_DIRS = ("lib64", "lib")
-LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcblasLt", "mcruntime")
+LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "hccl", "mcdnn", "mcblas", "mcblasLt", "mcruntime")
 SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
 
 # Which finding kinds each sanitizer tool reports (compute-sanitizer's split of the same checks).

@@ -109,6 +109,24 @@ def test_the_readme_sample_trains_on_npu(tmp_path):
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
 
 
+def test_torchrun_ranks_reduce_and_broadcast_through_hccl():
+    """torch.distributed with backend "hccl" under torchrun --nproc-per-node 2: torch_npu's process group
+    moves the root info through torchrun's store and runs its collectives on opemu's HCCL."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = run_python("-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(port),
+                      str(HERE / "distributed.py"), env=torch_npu_env(), timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    ranks = sorted((json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")),
+                   key=lambda r: r["rank"])
+    assert [r["rank"] for r in ranks] == [0, 1]
+    for r in ranks:
+        assert r["all_reduce"] == [3.0 * k for k in range(6)]
+        assert r["broadcast"] == [11.0] * 3
+
+
 def test_torch_without_opemus_libraries_loads_with_autoload_off():
     """Where torch_npu is installed but opemu's libraries are not on the loader's path, TORCH_DEVICE_BACKEND_
     AUTOLOAD=0 keeps `import torch` working (the escape the README names)."""
