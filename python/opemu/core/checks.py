@@ -11,9 +11,14 @@ def shape_text(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-def not_null(a, *names):
+def not_null(a, *names, scalars=()):
+    """OP_CHECK_NULL in `names` order: opbase's IsNullptr words its message by the argument's type (an aclScalar
+    in `scalars` is "a value of type number")."""
     for name in names:
         if getattr(a, name) is None:
+            if name in scalars:
+                raise param_nullptr("Expected a value of type number for argument %s but instead found type null."
+                                    % name)
             raise param_nullptr("Expected a proper Tensor but got null for argument %s." % name)
 
 
@@ -42,17 +47,23 @@ def layout_supported(name, tensor):
     """What every tensor an op touches must be, whether or not its own check looks at it: a dtype
     with an element size (else a kernel could not address it), no negative sizes, strides or offset
     (the docs require >= 0), and a byte extent that fits an address offset (numel and span)."""
-    if tensor.dtype not in dtypes.NUMPY_OF:
+    if not dtypes.has_layout(tensor.dtype):
         raise param_invalid("Tensor %s has dtype %s, which no kernel of this op supports."
                             % (name, dtypes.serial_name(tensor.dtype)))
     if min(tensor.shape + tensor.strides + (tensor.offset,)) < 0:
         raise param_invalid("Tensor %s has a negative dim, stride or offset (shape %s, strides %s, offset %d)."
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
-    item = dtypes.numpy_dtype(tensor.dtype).itemsize
+    item = dtypes.storage_dtype(tensor.dtype).itemsize
     last = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.shape, tensor.strides)) if not tensor.is_empty() else 0
     if max(tensor.numel(), last + 1, *tensor.strides, 0) * item > MAX_SPAN_BYTES:
         raise param_invalid("Tensor %s spans more than 2^63 bytes (shape %s, strides %s, offset %d)."
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
+
+
+def min_dim(name, tensor, limit):
+    """OP_CHECK_MIN_DIM."""
+    if tensor.ndim < limit:
+        raise param_invalid("The %s tensor must have at least %d dimensions." % (name, limit))
 
 
 def dtype_match(name, tensor, expected):

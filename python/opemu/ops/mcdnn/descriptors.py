@@ -1,5 +1,5 @@
 """Snapshots of the filter, convolution, op-tensor, reduce-tensor and tensor-transform descriptors
-(C objects, csrc/mcdnn_conv.c and csrc/mcdnn_opdesc.c), read once at the call as the library reads
+(C objects, csrc/mcdnn/conv.c and csrc/mcdnn/opdesc.c), read once at the call as the library reads
 them; `kinds` gives the bridge one converter per descriptor type."""
 import numpy as np
 
