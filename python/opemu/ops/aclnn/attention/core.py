@@ -114,16 +114,8 @@ def attend(q, k, v, scale, masked=None, pse=None, pse_inside=False, keep=None, k
     for b in range(bsz):
         for h in range(kv_heads):
             heads_of = slice(h * group, (h + 1) * group)
-            qg = q[b, heads_of].astype(np.float32).reshape(group * sq, -1)
-            kg = k[b, h].astype(np.float32)
-            scores = (qg @ kg.T).reshape(group, sq, skv)
-            if pse is not None and pse_inside:
-                scores += _pick(pse, b, heads_of)
-            scores *= np.float32(scale)
-            if pse is not None and not pse_inside:
-                scores += _pick(pse, b, heads_of)
-            if masked is not None:
-                np.copyto(scores, MASKED, where=_pick(masked, b, heads_of))
+            scores = _scores(q[b, heads_of].astype(np.float32), k[b, h].astype(np.float32), b, heads_of, scale,
+                             masked, pse, pse_inside)
             peak = scores.max(axis=-1, keepdims=True)
             dead = ~np.isfinite(peak)
             peak[dead] = 0
@@ -162,14 +154,7 @@ def attend_grad(q, k, v, dy, out, maxes, sums, scale, masked=None, pse=None, pse
             heads_of = slice(h * group, (h + 1) * group)
             qg = q[b, heads_of].astype(np.float32)
             kg, vg = k[b, h].astype(np.float32), v[b, h].astype(np.float32)
-            scores = qg @ kg.T
-            if pse is not None and pse_inside:
-                scores += _pick(pse, b, heads_of)
-            scores *= np.float32(scale)
-            if pse is not None and not pse_inside:
-                scores += _pick(pse, b, heads_of)
-            if masked is not None:
-                np.copyto(scores, MASKED, where=_pick(masked, b, heads_of))
+            scores = _scores(qg, kg, b, heads_of, scale, masked, pse, pse_inside)
             total = sums[b, heads_of][..., None]
             probs = np.exp(scores - maxes[b, heads_of][..., None])
             probs = np.divide(probs, total, out=np.zeros_like(probs), where=total > 0)
@@ -191,6 +176,21 @@ def attend_grad(q, k, v, dy, out, maxes, sums, scale, masked=None, pse=None, pse
             dq[b, heads_of] = dscores @ kg
             dk[b, h] = np.einsum("gqk,gqd->kd", dscores, qg)
     return dq, dk, dv, dpse
+
+
+def _scores(qg, kg, b, heads_of, scale, masked, pse, pse_inside):
+    """The (group, Sq, Skv) fp32 scores of one key/value head's query group: qk scaled, pse added outside or
+    inside the scaling, masked positions -inf."""
+    group, sq, _ = qg.shape
+    scores = (qg.reshape(group * sq, -1) @ kg.T).reshape(group, sq, kg.shape[0])
+    if pse is not None and pse_inside:
+        scores += _pick(pse, b, heads_of)
+    scores *= np.float32(scale)
+    if pse is not None and not pse_inside:
+        scores += _pick(pse, b, heads_of)
+    if masked is not None:
+        np.copyto(scores, MASKED, where=_pick(masked, b, heads_of))
+    return scores
 
 
 def _pick(array, b, heads):
