@@ -176,9 +176,11 @@ ACLNN_SEEDS = {
 
 # C-string attributes: a value each family's checks accept, by the parameter's name
 MODE_SEEDS = {"roundmode": "round", "quantmode": "pertoken", "dataformat": "NCHW", "equation": "ij,jk->ik",
-              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static"}
+              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static",
+              "reduction": "mean", "approximate": "none"}
 MODES = ["round", "rint", "floor", "ceil", "trunc", "hybrid", "static", "dynamic", "pertoken", "pertensor",
-         "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "no such mode"]
+         "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "none", "tanh", "mean", "sum", "update",
+         "BNSD", "no such mode", "\u00e9" * 300]
 
 
 def _is_string(ctype):
