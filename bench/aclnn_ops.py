@@ -96,7 +96,8 @@ def pairs(acl):
          lambda: torch.nn.functional.layer_norm(t, (COLS,), tg, tg, 1e-5), "PyTorch CPU", 1.2),
         ("Matmul", gemm, acl.call("aclnnMatmul", da, db, dc, ctypes.c_int8(0)), lambda: np.matmul(a, b, out=c),
          "NumPy", 1.1),
-    ] + math_pairs(acl, x, y, out, dx, dy, dout)
+    ] + math_pairs(acl, x, y, out, dx, dy, dout) + math_family_pairs(acl, x, y, out, dx, dy, dout, grid, dgrid,
+                                                                      dgrid_out, drow)
 
 
 def math_pairs(acl, x, y, out, dx, dy, dout):
@@ -121,6 +122,28 @@ def math_pairs(acl, x, y, out, dx, dy, dout):
         ("IsClose[logical]", flat + " fp32", acl.call("aclnnIsClose", dx, dy, ctypes.c_double(1e-5),
                                                        ctypes.c_double(1e-8), ctypes.c_bool(False), dflags),
          lambda: np.isclose(x, y, 1e-5, 1e-8), "NumPy", 1.2),
+    ]
+
+
+def math_family_pairs(acl, x, y, out, dx, dy, dout, grid, dgrid, dgrid_out, drow):
+    """ops-math's reduction, scan, sort and three-operand families, one line each with its slowest member:
+    4096x4096 fp32 along the last dim against PyTorch CPU, Addcmul at 16M against NumPy doing the same work."""
+    t, last = torch.from_numpy(grid), acl.int_array([1])
+    indices = acl.tensor(np.zeros(grid.shape, np.int64))
+    half, grid_size = acl.scalar(0.5), "4096x4096 fp32"
+    return [
+        ("LogSumExp[reduction]", grid_size, acl.call("aclnnLogSumExp", dgrid, last, ctypes.c_bool(True), drow),
+         lambda: torch.logsumexp(t, 1, keepdim=True), "PyTorch CPU", 1.2),
+        ("VarCorrection[reduction]", grid_size, acl.call("aclnnVarCorrection", dgrid, last, ctypes.c_int64(1),
+                                                         ctypes.c_bool(True), drow),
+         lambda: torch.var(t, 1, keepdim=True), "PyTorch CPU", 1.2),
+        ("Cumsum[scan]", grid_size, acl.call("aclnnCumsum", dgrid, ctypes.c_int64(1), dtypes.acl("FLOAT"), dgrid_out),
+         lambda: torch.cumsum(t, 1), "PyTorch CPU", 1.2),
+        ("Sort[sort]", grid_size, acl.call("aclnnSort", dgrid, ctypes.c_bool(True), ctypes.c_int64(-1),
+                                           ctypes.c_bool(False), dgrid_out, indices),
+         lambda: torch.sort(t, dim=-1, stable=True), "PyTorch CPU", 1.5),
+        ("Addcmul[ternary]", "16M fp32", acl.call("aclnnAddcmul", dx, dy, dy, half, dout),
+         lambda: np.add(x, np.float32(0.5) * np.multiply(y, y), out=out), "NumPy", 1.2),
     ]
 
 

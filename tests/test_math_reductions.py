@@ -300,3 +300,14 @@ def test_any_dim_out_of_range():
     dx, do = DeviceTensor(np.ones((2, 3), np.float32)), DeviceTensor(np.zeros(3, np.bool_))
     assert call("aclnnAny", dx, int_array([5]), ctypes.c_bool(False), do)[0] == PARAM_INVALID
     assert "Dimension out of range." in recent_error()
+
+
+def test_max_into_a_one_element_out():
+    """CheckShapeAndScalarSame: a one-element result fits a one-element out of any rank (the vendor's example
+    passes out of shape [1])."""
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    do = DeviceTensor(np.zeros(1, np.float32))
+    run("aclnnMax", DeviceTensor(x), do)
+    assert float(result(do)[0]) == 8.0
+    assert call("aclnnMax", DeviceTensor(x), DeviceTensor(np.zeros(2, np.float32)))[0] == PARAM_INVALID
+    assert "The tensor's shape[[]] is not equal with shape[[2]]." in recent_error()

@@ -1,6 +1,12 @@
-// The ops-math elementwise families' tiny two-phase calls for aclnn_ops_speed.cpp: one case per family, its
-// slowest member (name[family]).
+// The ops-math families' tiny two-phase calls for aclnn_ops_speed.cpp: one case per family, its
+// slowest member (name[family]); the reduction, scan and sort families on a 4x2 grid.
+#include "aclnnop/aclnn_addcmul.h"
+#include "aclnnop/aclnn_amax.h"
 #include "aclnnop/aclnn_angle_v2.h"
+#include "aclnnop/aclnn_cumsum.h"
+#include "aclnnop/aclnn_linspace.h"
+#include "aclnnop/aclnn_sort.h"
+#include "aclnnop/aclnn_var.h"
 #include "aclnnop/aclnn_div.h"
 #include "aclnnop/aclnn_gt_scalar.h"
 #include "aclnnop/aclnn_isclose.h"
@@ -21,6 +27,10 @@ static std::vector<Case> math_cases()
     static aclScalar* threshold = aclCreateScalar(&half, ACL_FLOAT);
     aclTensor* three[3] = {tensor({n}), tensor({n}), tensor({n})};
     aclTensorList* list = aclCreateTensorList(three, 3);
+    aclTensor *grid = tensor({4, 2}), *gridOut = tensor({4, 2}), *column = tensor({4, 1});
+    aclTensor* gridIndices = tensor({4, 2}, ACL_INT64);
+    int64_t last = 1;
+    static aclIntArray* lastDim = aclCreateIntArray(&last, 1);
     std::vector<Case> all = {
         {"sinc[transcendental]", [=](uint64_t* s, aclOpExecutor** e) { return aclnnSincGetWorkspaceSize(x, out, s, e); },
          aclnnSinc},
@@ -43,6 +53,18 @@ static std::vector<Case> math_cases()
          aclnnIsInTensorScalar},
         {"scale[scale]", [=](uint64_t* s, aclOpExecutor** e) {
              return aclnnScaleGetWorkspaceSize(x, y, y, 0, 1, true, out, s, e); }, aclnnScale},
+        {"addcmul[ternary]", [=](uint64_t* s, aclOpExecutor** e) {
+             return aclnnAddcmulGetWorkspaceSize(x, y, y, threshold, out, s, e); }, aclnnAddcmul},
+        {"amax[extrema]", [=](uint64_t* s, aclOpExecutor** e) {
+             return aclnnAmaxGetWorkspaceSize(grid, lastDim, true, column, s, e); }, aclnnAmax},
+        {"var_correction[statistics]", [=](uint64_t* s, aclOpExecutor** e) {
+             return aclnnVarCorrectionGetWorkspaceSize(grid, lastDim, 1, true, column, s, e); }, aclnnVarCorrection},
+        {"cumsum[scans]", [=](uint64_t* s, aclOpExecutor** e) {
+             return aclnnCumsumGetWorkspaceSize(grid, 1, ACL_FLOAT, gridOut, s, e); }, aclnnCumsum},
+        {"sort[sort]", [=](uint64_t* s, aclOpExecutor** e) {
+             return aclnnSortGetWorkspaceSize(grid, true, -1, false, gridOut, gridIndices, s, e); }, aclnnSort},
+        {"linspace[generators]", [=](uint64_t* s, aclOpExecutor** e) {
+             return aclnnLinspaceGetWorkspaceSize(threshold, threshold, n, out, s, e); }, aclnnLinspace},
     };
     return all;
 }

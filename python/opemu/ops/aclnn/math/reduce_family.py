@@ -39,6 +39,7 @@ class Reduce(AclnnOp):
     range_message, twice_message, nonzero_message = RANGE, TWICE, None
     empty_value = None
     ranks_first = False     # the op_api checks ranks before the dims
+    scalar_same = False     # out checked by CheckShapeAndScalarSame: its shape, or one element for one element
     kernel = None
 
     def __init_subclass__(cls, **kwargs):
@@ -121,7 +122,12 @@ class Reduce(AclnnOp):
     def check_shapes(self, a):
         shape = self.out_shape(a)
         for name in self.outs:
-            checks.shape_is(name, getattr(a, name), shape, checks.shape_text(shape))
+            out = getattr(a, name)
+            if not self.scalar_same:
+                checks.shape_is(name, out, shape, checks.shape_text(shape))
+            elif tuple(out.shape) != shape and not (int(np.prod(shape)) == 1 and out.numel() == 1):
+                raise status.param_invalid("The tensor's shape[%s] is not equal with shape[%s]."
+                                           % (checks.shape_text(shape), checks.shape_text(out.shape)))
 
     def compute(self, a, v, workspace):
         x = v[self.self_name]

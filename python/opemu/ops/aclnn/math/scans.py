@@ -21,11 +21,14 @@ def _accumulator(out_dtype):
     return np.float32 if out_dtype.kind in "fV" and out_dtype.itemsize < 4 else out_dtype
 
 
-def _scan(ufunc, x, axis, out):
-    """ufunc.accumulate along axis (0-d: along a length-1 view) into out's dtype."""
+def _scan(ufunc, x, axis, out, into=False):
+    """ufunc.accumulate along axis (0-d: along a length-1 view) in out's accumulator dtype; written straight
+    into out when `into` and out is that dtype (one pass fewer; NumPy buffers an out that overlaps x)."""
     view = x.reshape(1) if x.ndim == 0 else x
-    acc = _accumulator(out.dtype)
+    acc = np.dtype(_accumulator(out.dtype))
     with np.errstate(all="ignore"):
+        if into and out.dtype == acc and out.ndim == view.ndim:
+            return ufunc.accumulate(view, axis=axis, dtype=acc, out=out)
         return ufunc.accumulate(view.astype(acc, copy=False), axis=axis).reshape(x.shape)
 
 
@@ -57,7 +60,7 @@ class Cumsum(AclnnOp):
         P.store(v["out"], self.scan(a, v["self"], v["out"]))
 
     def scan(self, a, x, out):
-        return _scan(np.add, x, a.axis, out)
+        return _scan(np.add, x, a.axis, out, into=True)
 
 
 class CumsumV2(Cumsum):
@@ -112,7 +115,7 @@ class Cumprod(AclnnOp):
     def compute(self, a, v, workspace):
         if a.input.is_empty():
             return
-        P.store(v[self.target], _scan(np.multiply, v["input"], a.axis, v[self.target]))
+        P.store(v[self.target], _scan(np.multiply, v["input"], a.axis, v[self.target], into=True))
 
 
 class InplaceCumprod(Cumprod):
