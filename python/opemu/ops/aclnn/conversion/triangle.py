@@ -64,8 +64,9 @@ class Triu(AclnnOp):
         if x.size == 0:
             return
         rows, cols = x.shape[-2:]
-        keep = np.triu(np.ones((rows, cols), bool), a.diagonal) if self.upper else \
-            np.tril(np.ones((rows, cols), bool), a.diagonal)
+        diagonal = min(max(a.diagonal, -rows), cols)   # past either corner every diagonal gives the same mask
+        keep = np.triu(np.ones((rows, cols), bool), diagonal) if self.upper else \
+            np.tril(np.ones((rows, cols), bool), diagonal)
         P.store(out, np.where(keep, x, x.dtype.type(0)))
 
 
