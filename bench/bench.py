@@ -13,8 +13,24 @@ import sys
 import time
 from pathlib import Path
 
-SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization",
-            "mcdnn_convolution", "mcblas", "aclnn_ops", "nn_activation", "torch_on_npu", "contention"]  # in the order they print; each is bench/<name>.py with main()
+# In the order they print; each is bench/<name>.py with main(). One per line, so that sections added
+# side by side merge.
+SECTIONS = [
+    "foundation",
+    "calls",
+    "fused_cross_entropy",
+    "mcdnn",
+    "losses",
+    "mcdnn_normalization",
+    "mcdnn_convolution",
+    "mcblas",
+    "maca_adv",
+    "aclnn_ops",
+    "nn_families",
+    "nn_activation",
+    "torch_on_npu",
+    "contention",
+]
 
 
 def summarise(results, runs):

@@ -43,7 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE_LIBC = os.path.join(HERE, "fake_libc")
 STANDARD_TYPEDEFS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool",
+    "size_t", "ptrdiff_t", "uintptr_t", "intptr_t", "bool", "FILE",
 }
 PUBLIC_HEADER_DIRS = ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common", "hccl", "experiment", "runtime")
 PUBLIC_TOP_HEADERS = ("mccl.h",)  # headers the vendor installs directly in include/
@@ -183,8 +183,8 @@ def cdef_text(ast):
     gen = c_generator.CGenerator()
     parts = []
     for node in ast.ext:
-        if isinstance(node, c_ast.Typedef) and node.name in STANDARD_TYPEDEFS:
-            continue
+        if isinstance(node, c_ast.FuncDef) or isinstance(node, c_ast.Typedef) and node.name in STANDARD_TYPEDEFS:
+            continue  # inline helpers of the headers (mcblasLtMatrixLayoutInit …) are C's, not Python's
         if isinstance(node, c_ast.Decl):
             if "static" in node.storage:
                 continue

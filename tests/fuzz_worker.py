@@ -11,6 +11,7 @@ import ctypes
 import json
 import os
 import random
+import re
 import sys
 from ctypes import POINTER, byref, c_double, c_float, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
 
@@ -188,8 +189,6 @@ def run_aclnn(case):
                 args.append(c_void_p(handle))
             elif "aclScalar" in ctype or "aclIntArray" in ctype:
                 args.append(c_void_p(_meta_object(ctype, arg, handles_of_kind)))
-            elif ctype.replace("const ", "").startswith("char"):   # an attribute by its text (approximate, reduction…), or null
-                args.append(ctypes.c_char_p(None if arg is None else str(arg).encode()))
             elif ctype.startswith("double"):
                 args.append(c_double(arg))
             elif ctype.startswith("float"):
@@ -198,6 +197,8 @@ def run_aclnn(case):
                 args.append(ctypes.c_bool(bool(arg)))
             elif ctype.startswith("uint64_t"):
                 args.append(c_uint64(arg % 2 ** 64))
+            elif re.match(r"(const\s+)?char\s*\*", ctype):   # a mode name: a C string or null, never garbage
+                args.append(ctypes.c_char_p(None if arg is None else str(arg).encode()))
             else:
                 args.append(c_int64(max(min(arg, 2 ** 63 - 1), -2 ** 63)))
         workspace_size, executor = c_uint64(), c_void_p()
@@ -562,6 +563,8 @@ RUNNERS = {"aclnn": run_aclnn, "memory": run_memory, "mcdnn": run_mcdnn, "mcblas
 
 def main():
     random.seed(0)
+    sys.stdout.write("ready\n")  # the imports are done: the parent's clock for a case starts now
+    sys.stdout.flush()
     for line in sys.stdin:
         case = json.loads(line)
         try:

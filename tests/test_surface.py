@@ -193,7 +193,7 @@ def test_a_program_calling_a_not_supported_operator_links_with_the_vendor_line_a
 def public_headers():
     root = toolkit() / "include"
     headers = []
-    for sub in ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas"):
+    for sub in ("acl", "aclnn", "aclnnop", "mcr", "mcdnn", "mcblas", "common"):
         for path in sorted((root / sub).rglob("*.h")):
             headers.append(path.relative_to(root).as_posix())
     return headers

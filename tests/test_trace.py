@@ -67,7 +67,7 @@ int main()
     std::printf("%d\n", mcGetDevice(nullptr));
     std::printf("%d\n", mcdnnCreateTensorDescriptor(&desc));
     std::printf("%d\n", mcdnnSetTensor4dDescriptor(desc, MCDNN_TENSOR_NHWC, MCDNN_DATA_HALF, 1, 2, 3, 4));
-    std::printf("%d\n", mcdnnBackendExecute(nullptr, nullptr, nullptr));
+    std::printf("%d\n", mcdnnFusedOpsExecute(nullptr, nullptr, nullptr));
     std::printf("%d\n", mcblasCreate(nullptr));
     return 0;
 }
@@ -94,7 +94,7 @@ def test_trace_names_statuses_of_every_family_and_enum_arguments(named_calls, tm
     assert named["aclnnEmbeddingGetWorkspaceSize"] == (161001, "ACLNN_ERR_PARAM_NULLPTR")
     assert named["mcGetDevice"] == (1, "mcErrorInvalidValue")
     assert named["mcdnnSetTensor4dDescriptor"] == (0, "MCDNN_STATUS_SUCCESS")
-    assert named["mcdnnBackendExecute"] == (9, "MCDNN_STATUS_NOT_SUPPORTED")  # a not-supported function too
+    assert named["mcdnnFusedOpsExecute"] == (9, "MCDNN_STATUS_NOT_SUPPORTED")  # a not-supported function too
     assert named["mcblasCreate"] == (7, "MCBLAS_STATUS_INVALID_VALUE")
     memcpy = records["aclrtMemcpy"]
     assert memcpy["args"]["kind"] == 0 and memcpy["arg_names"] == {"kind": "ACL_MEMCPY_HOST_TO_HOST"}

@@ -10,6 +10,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import sys
 import threading
 import traceback
@@ -82,9 +83,14 @@ def _argument_kind(ctype):
                  "aclBoolArray", "aclOpExecutor"):
         if kind + " *" in ctype:
             return kind
-    if ctype.replace("const ", "").startswith("char *"):
+    if re.match(r"(const\s+)?char\s*\*\s*\w*$", ctype):
         return "string"
     return "value"
+
+
+def _string_part(ffi, lib, summary, name, value):
+    """A C string attribute (a round mode, a quant mode) by its text: the content, not the pointer, is the key."""
+    return ffi.string(value).decode("utf-8", "replace")
 
 
 def _tensor_part(ffi, lib, summary, name, value):

@@ -42,13 +42,13 @@ def layout_supported(name, tensor):
     """What every tensor an op touches must be, whether or not its own check looks at it: a dtype
     with an element size (else a kernel could not address it), no negative sizes, strides or offset
     (the docs require >= 0), and a byte extent that fits an address offset (numel and span)."""
-    if tensor.dtype not in dtypes.NUMPY_OF:
+    if not dtypes.has_layout(tensor.dtype):
         raise param_invalid("Tensor %s has dtype %s, which no kernel of this op supports."
                             % (name, dtypes.serial_name(tensor.dtype)))
     if min(tensor.shape + tensor.strides + (tensor.offset,)) < 0:
         raise param_invalid("Tensor %s has a negative dim, stride or offset (shape %s, strides %s, offset %d)."
                             % (name, shape_text(tensor.shape), shape_text(tensor.strides), tensor.offset))
-    item = dtypes.numpy_dtype(tensor.dtype).itemsize
+    item = dtypes.storage_dtype(tensor.dtype).itemsize
     last = tensor.offset + sum((d - 1) * s for d, s in zip(tensor.shape, tensor.strides)) if not tensor.is_empty() else 0
     if max(tensor.numel(), last + 1, *tensor.strides, 0) * item > MAX_SPAN_BYTES:
         raise param_invalid("Tensor %s spans more than 2^63 bytes (shape %s, strides %s, offset %d)."

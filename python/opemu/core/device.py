@@ -32,8 +32,13 @@ def span_elements(shape, strides, offset):
 
 def geometry(desc):
     """What a view of this tensor needs besides its address, worked out once in phase 1:
-    (shape, dtype, byte offset, byte strides, bytes from the storage start to the view's end)."""
-    dtype = dtypes.numpy_dtype(desc.dtype)
+    (shape, dtype, byte offset, byte strides, bytes from the storage start to the view's end).
+    A 4-bit tensor's view is the bytes from its storage start to the byte holding its last element
+    (core/packed.py reads and writes its elements)."""
+    if desc.dtype in dtypes.NIBBLE:
+        nbytes = (span_elements(desc.shape, desc.strides, desc.offset) + 1) // 2
+        return (nbytes,), np.dtype(np.uint8), 0, (1,), nbytes
+    dtype = dtypes.storage_dtype(desc.dtype)
     item = dtype.itemsize
     span = span_elements(desc.shape, desc.strides, desc.offset) * item
     return desc.shape, dtype, desc.offset * item, tuple([s * item for s in desc.strides]), span

@@ -13,10 +13,26 @@ _NUMPY = {
     "ACL_INT64": np.int64, "ACL_UINT8": np.uint8, "ACL_UINT16": np.uint16, "ACL_UINT32": np.uint32,
     "ACL_UINT64": np.uint64, "ACL_BOOL": np.bool_, "ACL_COMPLEX64": np.complex64,
     "ACL_COMPLEX128": np.complex128, "ACL_FLOAT8_E5M2": ml_dtypes.float8_e5m2,
-    "ACL_FLOAT8_E4M3FN": ml_dtypes.float8_e4m3fn,
+    "ACL_FLOAT8_E4M3FN": ml_dtypes.float8_e4m3fn, "ACL_FLOAT8_E8M0": ml_dtypes.float8_e8m0fnu,
 }
 NUMPY_OF = {ACL_DTYPE[name]: np.dtype(t) for name, t in _NUMPY.items()}
 ACL_OF = {dtype: code for code, dtype in NUMPY_OF.items()}
+
+# Types NumPy has no dtype of, kept as their raw codes: HiFloat8 one per byte, the 4-bit types two per byte
+# (element 2i in the low nibble, as the hardware's int4b_t packs them). Kernels decode them
+# (opemu.ops.aclnn.common.quantize); a view of a 4-bit tensor is its storage's bytes (core/packed.py).
+RAW_BYTE = frozenset(ACL_DTYPE[n] for n in ("ACL_HIFLOAT8",))
+NIBBLE = frozenset(ACL_DTYPE[n] for n in ("ACL_INT4", "ACL_FLOAT4_E2M1", "ACL_FLOAT4_E1M2"))
+
+
+def has_layout(code):
+    """Whether a kernel can address a tensor of this type (an element size, whole or half a byte)."""
+    return code in NUMPY_OF or code in RAW_BYTE or code in NIBBLE
+
+
+def storage_dtype(code):
+    """The NumPy dtype a view of this type's memory has (uint8 for the raw and packed types)."""
+    return NUMPY_OF[code] if code in NUMPY_OF else np.dtype(np.uint8)
 
 
 def acl(name):

@@ -15,7 +15,9 @@ import numpy as np
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn.common import products as _products
+from opemu.ops.aclnn.common import fractal_nz
 from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common import weights as W
 from opemu.ops.aclnn.common.cube_util import (ALLOW_FP32_DOWN_PRECISION, KEEP_DTYPE, USE_FP16, USE_FP32_ADD, USE_HF32,
                                               cube_dtypes, fp32_cube, round_hf32)
 
@@ -64,6 +66,23 @@ def cube_matmul(cube, x, y, out):
     P.store(out, product)
 
 
+def check_nz_operands(a, first="self", weight="mat2"):
+    """The op_api's NZ rules: self and out stay ND; an NZ weight of fp16/bf16 pairs with the same type."""
+    if any(fractal_nz.is_nz(getattr(a, n)) for n in (first, "out") if getattr(a, n, None) is not None):
+        raise status.param_invalid(" The 'self' or 'out' tensor currently does not support NZ format")
+    x, w = getattr(a, first), getattr(a, weight)
+    if fractal_nz.is_nz(w) and {x.dtype, w.dtype} == {P.FLOAT16, P.BF16}:
+        raise status.param_invalid("The dtypes of self and mat2 must be both DT_BF16 or both DT_FLOAT16, now self's "
+                                   "dtype is [%s], mat2's dtype is [%s]" % (dtypes.serial_name(x.dtype),
+                                                                           dtypes.serial_name(w.dtype)))
+
+
+def operand(v, a, name):
+    """A matmul operand's logical matrix: its view, or the matrix its FRACTAL_NZ storage holds."""
+    layout = getattr(a, name + "_layout", None)
+    return v[name] if layout is None or not fractal_nz.is_nz(layout) else W.matrix(v[name], layout)
+
+
 class _CubeOp(AclnnOp):
     inputs = ("self", "mat2")
     outputs = ("out",)
@@ -74,15 +93,17 @@ class _CubeOp(AclnnOp):
     def check(self, a):
         checks.not_null(a, *(self.inputs + self.outputs))
         check_cube_inputs(a, list(self.inputs + self.outputs), a.cubeMathType)
+        check_nz_operands(a)
         self.check_shapes(a)
+        W.narrow_desc(a, "mat2")
 
     def compute(self, a, v, workspace):
         if a.out.is_empty():
             return
-        if a.self.is_empty() or a.mat2.is_empty():  # k == 0: the vendor fills zeros
+        if a.self.is_empty() or a.mat2_layout.is_empty():  # k == 0: the vendor fills zeros
             P.store(v["out"], np.zeros((), np.float32))
             return
-        cube_matmul(a.cube, v["self"], v["mat2"], v["out"])
+        cube_matmul(a.cube, v["self"], operand(v, a, "mat2"), v["out"])
 
 
 class Matmul(_CubeOp):

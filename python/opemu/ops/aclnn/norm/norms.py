@@ -80,7 +80,7 @@ class RmsNorm(AclnnOp):
         epsilon, cols = np.float32(a.epsilon), x.shape[1]
 
         def block(lo, hi):
-            rstd.rows[lo:hi, 0] = _normalize(_rowwise.in_fp32(x[lo:hi], 1), False, epsilon, gamma, None, y.rows[lo:hi])[1]
+            rstd.rows[lo:hi, 0] = normalize_block(_rowwise.in_fp32(x[lo:hi], 1), False, epsilon, gamma, None, y.rows[lo:hi])[1]
 
         _rowwise.each_block(x.shape[0], cols, block)
         y.finish()
@@ -128,7 +128,7 @@ def _prepared(x, n, epsilon, weight, bias, out, stats, centre):
     return _kernel_call(lib, centre, x, epsilon, flat[0], flat[1], out, mean if centre else None, rstd)
 
 
-def _normalize(block, centre, epsilon, weight, bias, out):
+def normalize_block(block, centre, epsilon, weight, bias, out):
     """(mean or None, rstd) of fp32 rows, and out = (block - mean) * rstd [* weight] [+ bias] in fp32, rounded
     once into out: one C kernel call (csrc/kernels/norms.c) for dense rows, else the NumPy reference."""
     rows, cols = block.shape
@@ -224,7 +224,7 @@ class LayerNorm(AclnnOp):
         epsilon, cols = np.float32(a.eps), x.shape[1]
 
         def block(lo, hi):
-            mean, inverse = _normalize(_rowwise.in_fp32(x[lo:hi], 1), True, epsilon, weight, bias, out.rows[lo:hi])
+            mean, inverse = normalize_block(_rowwise.in_fp32(x[lo:hi], 1), True, epsilon, weight, bias, out.rows[lo:hi])
             for name, value in (("meanOutOptional", mean), ("rstdOutOptional", inverse)):
                 if name in stats:
                     P.store(stats[name].rows[0, lo:hi], value)
