@@ -108,7 +108,7 @@ def T(dtype, shape):
     return {"dtype": dtype, "shape": list(shape), "strides": None, "offset": 0, "format": 2, "alloc": "fit", "fill": 0}
 
 
-F, H, I32, U8, I64 = 0, 1, 3, 4, 9
+F, H, I32, U8, I64, BOOL, C64 = 0, 1, 3, 4, 9, 12, 16
 ACLNN_SEEDS = {
     "aclnnEmbedding": [T(F, [5, 3]), T(I64, [4]), T(F, [4, 3])],
     "aclnnEmbeddingDenseBackward": [T(F, [4, 3]), T(I64, [4]), 5, 2 ** 64 - 1, False, T(F, [5, 3])],
@@ -135,6 +135,20 @@ ACLNN_SEEDS = {
     "aclnnSoftmax": [T(F, [2, 8]), -1, T(F, [2, 8])],
     "aclnnMatmul": [T(F, [2, 3]), T(F, [3, 4]), T(F, [2, 4]), 1],
     "aclnnRmsNorm": [T(F, [2, 8]), T(F, [8]), 1e-6, T(F, [2, 8]), T(F, [2, 1])],
+    # ops-math's integral, bool-out, complex and attribute-shaped rows (the generic calls give all-float tensors)
+    "aclnnBitwiseAndTensor": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnBitwiseNot": [T(I32, [4]), T(I32, [4])],
+    "aclnnLeftShift": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnRightShift": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnGcd": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnDivMod": [T(I32, [2, 4]), T(I32, [4]), 2, T(I32, [2, 4])],
+    "aclnnIsFinite": [T(F, [4]), T(BOOL, [4])],
+    "aclnnIsClose": [T(F, [2, 4]), T(F, [4]), 1e-5, 1e-8, True, T(BOOL, [2, 4])],
+    "aclnnComplex": [T(F, [2, 4]), T(F, [4]), T(C64, [2, 4])],
+    "aclnnReal": [T(C64, [4]), T(F, [4])],
+    "aclnnIsInScalarTensor": [{"scalar": 1.0, "dtype": F}, T(F, [4]), False, True, T(BOOL, [])],
+    "aclnnIsInTensorScalar": [T(F, [4]), {"scalar": 1.0, "dtype": F}, False, False, T(BOOL, [4])],
+    "aclnnScale": [T(F, [2, 4]), T(F, [4]), T(F, [4]), 1, 1, True, T(F, [2, 4])],
 }
 
 
@@ -503,8 +517,11 @@ def test_the_oracles_see_a_stray_write():
 
 def test_the_worker_reports_a_crash_and_a_hang():
     """The harness itself: a child that dies or stalls is a finding, and the next case runs."""
-    w = Worker(case_seconds=2)
+    w, malloc = Worker(), {"family": "memory", "runtime": "acl", "call": "malloc", "size": 64, "policy": 0}
+    assert w.run(malloc)["violations"] == []   # started: a loaded host's start-up is not the case's time
+    w.case_seconds = 2
     assert w.run({"family": "selftest", "action": "crash"})["violations"][0].startswith("crash")
     assert w.run({"family": "selftest", "action": "hang"})["violations"][0].startswith("hang")
-    assert w.run({"family": "memory", "runtime": "acl", "call": "malloc", "size": 64, "policy": 0})["violations"] == []
+    w.case_seconds = CASE_SECONDS
+    assert w.run(malloc)["violations"] == []
     w.stop()
