@@ -9,7 +9,7 @@ although its doc page prints the erf form; the code wins. GeluBackwardV2 takes a
 import numpy as np
 
 from opemu.core import status
-from opemu.ops.aclnn.common.elementwise import Row, generate
+from opemu.ops.aclnn.common.elementwise import Row, generate, into
 from opemu.ops.aclnn.common.promotion import HALF_FLOAT, per_product
 
 SQRT_2_OVER_PI = np.sqrt(2 / np.pi)
@@ -65,11 +65,7 @@ def _fast_gelu_grad(grad, x, out=None):
 
 
 def _where(condition, yes, no, out):
-    result = np.where(condition, yes, no)
-    if out is None:
-        return result
-    np.copyto(out, result, casting="unsafe")
-    return out
+    return into(np.where(condition, yes, no), out)
 
 
 def _elu_grad(grad, alpha, scale, input_scale, is_result, x, out=None):
