@@ -107,7 +107,13 @@ def _log_sigmoid(x, out=None):
 
 
 def _mish(x, out=None):
-    return np.multiply(x, np.tanh(np.logaddexp(x.dtype.type(0), x)), out=out)
+    """x·tanh(softplus(x)) with one exp: tanh(log(1 + e)) = n/(n + 2), n = e(e + 2), e = exp(x); past x = 20
+    the factor is 1 in fp32 (and e² would overflow)."""
+    e = np.exp(np.minimum(x, x.dtype.type(20)))
+    n = e + 2
+    n *= e
+    factor = n / (n + 2)
+    return np.multiply(x, factor, out=out)
 
 
 def _softplus(x, beta, threshold, out=None):
