@@ -29,7 +29,6 @@ SECTIONS = [
     "attention",
     "nn_families",
     "nn_activation",
-    "attention",
     "torch_on_npu",
     "contention",
     "collectives",

@@ -346,3 +346,46 @@ def test_bce_with_logits_target_backward_is_the_target_gradient(reduction):
                 DeviceTensor(target), DeviceTensor(weight), DeviceTensor(pos), ctypes.c_int64(reduction), out) \
         == (0, 0, 0), recent_error()
     close(result(out), tt.grad.numpy(), np.float32, scale=4)
+
+
+def test_clipped_swiglu_clamps_both_halves_and_zeroes_rows_past_the_groups():
+    rng = np.random.default_rng(16)
+    x = random((4, 8), np.float32, rng, -6, 6)
+    out = DeviceTensor(np.full((4, 4), 9.0, np.float32))
+    groups = DeviceTensor(np.array([2, 1], np.int64))
+    assert call("aclnnClippedSwiglu", DeviceTensor(x), groups, ctypes.c_int64(-1), ctypes.c_double(1.702),
+                ctypes.c_double(3.0), ctypes.c_double(1.0), ctypes.c_bool(False), out) == (0, 0, 0), recent_error()
+    a, b = _halves(f64(x), -1)
+    a = a.clamp(max=3.0)
+    expected = (a * torch.sigmoid(1.702 * a) * (b.clamp(-3.0, 3.0) + 1.0)).numpy()
+    expected[3:] = 0
+    close(result(out), expected, np.float32)
+
+
+def test_swiglu_group_weights_each_token():
+    rng = np.random.default_rng(17)
+    x, weight = random((3, 8), np.float32, rng), random((3,), np.float32, rng)
+    out = DeviceTensor(np.zeros((3, 4), np.float32))
+    assert call("aclnnSwigluGroup", DeviceTensor(x), DeviceTensor(weight), None, ctypes.c_double(0.0), out) \
+        == (0, 0, 0), recent_error()
+    a, b = _halves(f64(x), -1)
+    close(result(out), (F.silu(a) * b * f64(weight)[:, None]).numpy(), np.float32)
+
+
+def test_gelu_quant_dynamic_int8_on_the_950_line(monkeypatch):
+    monkeypatch.setenv("OPEMU_SOC", "Ascend950PR_9599")
+    x = random((2, 16), np.float32, np.random.default_rng(18))
+    y, scale = DeviceTensor(np.zeros((2, 16), np.int8)), DeviceTensor(np.zeros(2, np.float32))
+    assert call("aclnnGeluQuant", DeviceTensor(x), None, None, ctypes.c_char_p(b"none"), ctypes.c_char_p(b"dynamic"),
+                ctypes.c_char_p(b"rint"), ctypes.c_int64(2), y, scale) == (0, 0, 0), recent_error()
+    g = F.gelu(f64(x)).numpy()
+    expected_scale = np.abs(g).max(axis=1) / 127
+    close(result(scale), expected_scale, np.float32)
+    np.testing.assert_array_equal(result(y), np.rint(g / expected_scale[:, None]).astype(np.int8))
+
+
+def test_gelu_quant_is_refused_off_the_950_line():
+    x = DeviceTensor(np.zeros((2, 16), np.float32))
+    assert call("aclnnGeluQuant", x, None, None, ctypes.c_char_p(b"none"), ctypes.c_char_p(b"dynamic"),
+                ctypes.c_char_p(b"rint"), ctypes.c_int64(2), DeviceTensor(np.zeros((2, 16), np.int8)),
+                DeviceTensor(np.zeros(2, np.float32)))[0] == PARAM_INVALID

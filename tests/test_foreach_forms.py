@@ -221,3 +221,65 @@ def test_generated_form_refuses_a_second_list_of_another_shape():
     assert call("aclnnForeachMaximumList", tensor_list(device_list(first)), tensor_list(device_list(second)),
                 tensor_list(outputs_like(first)))[0] == TILING_ERROR
 
+
+
+UNARY_ROWS = {"Acos": torch.acos, "Asin": torch.asin, "Atan": torch.atan, "Cosh": torch.cosh, "Sinh": torch.sinh,
+              "Tan": torch.tan, "Erf": torch.erf, "Erfc": torch.erfc, "Expm1": torch.expm1, "Log10": torch.log10,
+              "Log1p": torch.log1p, "Log2": torch.log2, "Reciprocal": torch.reciprocal, "Sign": torch.sign}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_ROWS))
+def test_unary_forms_of_the_math_rows_compute_like_torch(name):
+    values = arrays(seed=20, low=0.2, high=0.9)
+    out = outputs_like(values)
+    assert call("aclnnForeach" + name, tensor_list(device_list(values)), tensor_list(out)) == (0, 0, 0), \
+        recent_error()
+    close(out, [UNARY_ROWS[name](t) for t in torch_list(values)], scale=4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=lambda d: np.dtype(d).name)
+def test_addcmul_scalar_v2_is_torch_foreach_addcmul(dtype):
+    x1, x2, x3 = arrays(dtype, 21), arrays(dtype, 22), arrays(dtype, 23)
+    out = outputs_like(x1)
+    assert call("aclnnForeachAddcmulScalarV2", *[tensor_list(device_list(x)) for x in (x1, x2, x3)],
+                scalar(0.5, np.float64), tensor_list(out)) == (0, 0, 0), recent_error()
+    close(out, torch._foreach_addcmul(torch_list(x1), torch_list(x2), torch_list(x3), 0.5), dtype, scale=4)
+
+
+def test_addcdiv_forms_are_torch_foreach_addcdiv():
+    x1, x2, x3 = arrays(seed=24), arrays(seed=25), arrays(seed=26, low=1, high=2)
+    expected = torch._foreach_addcdiv(torch_list(x1), torch_list(x2), torch_list(x3), 0.5)
+    for op, value in (("aclnnForeachAddcdivScalarV2", scalar(0.5, np.float64)),
+                      ("aclnnForeachAddcdivScalar", DeviceTensor(np.array([0.5], np.float32)))):
+        out = outputs_like(x1)
+        assert call(op, *[tensor_list(device_list(x)) for x in (x1, x2, x3)], value, tensor_list(out)) == (0, 0, 0), \
+            recent_error()
+        close(out, expected)
+    out = outputs_like(x1)
+    factors = DeviceTensor(np.array([0.5, -1.0, 2.0], np.float32))
+    assert call("aclnnForeachAddcdivList", *[tensor_list(device_list(x)) for x in (x1, x2, x3)], factors,
+                tensor_list(out)) == (0, 0, 0), recent_error()
+    close(out, torch._foreach_addcdiv(torch_list(x1), torch_list(x2), torch_list(x3), [0.5, -1.0, 2.0]))
+
+
+def test_lerp_scalar_and_list_are_torch_foreach_lerp():
+    x1, x2, w = arrays(seed=27), arrays(seed=28), arrays(seed=29, low=0, high=1)
+    out = outputs_like(x1)
+    assert call("aclnnForeachLerpScalar", tensor_list(device_list(x1)), tensor_list(device_list(x2)),
+                scalar(0.3, np.float32), tensor_list(out)) == (0, 0, 0), recent_error()
+    close(out, torch._foreach_lerp(torch_list(x1), torch_list(x2), 0.3))
+    out = outputs_like(x1)
+    assert call("aclnnForeachLerpList", tensor_list(device_list(x1)), tensor_list(device_list(x2)),
+                tensor_list(device_list(w)), tensor_list(out)) == (0, 0, 0), recent_error()
+    close(out, torch._foreach_lerp(torch_list(x1), torch_list(x2), torch_list(w)))
+
+
+def test_lerp_scalar_takes_a_floating_weight_only():
+    x1 = arrays()
+    assert call("aclnnForeachLerpScalar", tensor_list(device_list(x1)), tensor_list(device_list(x1)),
+                scalar(1, np.int32), tensor_list(outputs_like(x1)))[0] == PARAM_INVALID
+
+
+def test_every_foreach_operator_is_implemented():
+    from opemu.ops.aclnn.foreach import OPERATORS
+    assert len(OPERATORS) == 78

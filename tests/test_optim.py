@@ -195,3 +195,49 @@ def test_advance_step_v2_follows_the_accepted_speculative_tokens():
     np.testing.assert_array_equal(result(lengths), [6, 7, 8, 9])
     np.testing.assert_array_equal(result(slots), [2 * 4 + 1, 2 * 4 + 2, 5 * 4 + 3, 6 * 4 + 0])
 
+
+def reference_adamw_quant(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step, lr, b1, b2, wd, eps, gnorm):
+    """The documented 8-bit step, block by block with argmin over every map entry (fp32, as the kernel)."""
+    f = np.float32
+    var, m, v = var.astype(f).copy(), m.astype(np.int64).copy(), v.astype(np.int64).copy()
+    new_am, new_av = np.zeros_like(absmax_m), np.zeros_like(absmax_v)
+    t = f(step) + f(1)
+    c1, c2 = f(1) - f(b1) ** t, np.sqrt(f(1) - f(b2) ** t)
+    for b in range(len(absmax_m)):
+        part = slice(b * 256, (b + 1) * 256)
+        g = grad[part].astype(f) * f(gnorm)
+        s1 = qmap_m[m[part]] * absmax_m[b] * f(b1) + (f(1) - f(b1)) * g
+        s2 = qmap_v[v[part]] * absmax_v[b] * f(b2) + (f(1) - f(b2)) * g * g
+        p = var[part] + (-f(lr) * c2 / c1) * s1 / (np.sqrt(s2) + f(eps) * c2)
+        var[part] = p * (f(1) - f(lr) * f(wd)) if wd > 0 else p
+        new_am[b], new_av[b] = np.abs(s1).max(), s2.max()
+        for codes, state, qmap, top in ((m, s1, qmap_m, new_am[b]), (v, s2, qmap_v, new_av[b])):
+            normal = state / (top if top != 0 else f(1))
+            index = np.argmin(np.abs(normal[:, None] - qmap[None, :]), axis=1)
+            if (qmap < 0).any():
+                flip = normal * qmap[index] < 0
+                index = np.clip(np.where(flip & (normal > 0), index + 1, np.where(flip & (normal < 0), index - 1,
+                                                                                     index)), 0, 255)
+            codes[part] = index
+    return var, m, v, new_am, new_av
+
+
+def test_apply_adam_w_quant_is_the_documented_8bit_step():
+    rng = np.random.default_rng(40)
+    n = 600
+    var, grad = random((n,), np.float32, rng), random((n,), np.float32, rng)
+    qmap_m = np.sort(rng.uniform(-1, 1, 256)).astype(np.float32)
+    qmap_v = np.sort(rng.uniform(0, 1, 256)).astype(np.float32)
+    m, v = rng.integers(0, 256, n).astype(np.uint8), rng.integers(0, 256, n).astype(np.uint8)
+    absmax_m, absmax_v = rng.uniform(0.1, 1, 3).astype(np.float32), rng.uniform(0.1, 1, 3).astype(np.float32)
+    tensors = [DeviceTensor(x) for x in (var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v)]
+    assert call("aclnnApplyAdamWQuant", *tensors, DeviceTensor(np.array([4], np.int64)), ctypes.c_double(1e-3),
+                ctypes.c_double(0.9), ctypes.c_double(0.999), ctypes.c_double(0.01), ctypes.c_double(1e-8),
+                ctypes.c_double(1.0), None, ctypes.c_int64(256)) == (0, 0, 0), recent_error()
+    want = reference_adamw_quant(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, 4, 1e-3, 0.9, 0.999, 0.01,
+                                 1e-8, 1.0)
+    close(tensors[0], want[0], 1e-6)
+    for tensor, expected in zip((tensors[2], tensors[3]), want[1:3]):
+        assert (result(tensor).astype(np.int64) != expected).mean() < 0.01   # ties decided by the last fp32 bit
+    close(tensors[6], want[3])
+    close(tensors[7], want[4])

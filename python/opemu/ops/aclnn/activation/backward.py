@@ -9,7 +9,7 @@ although its doc page prints the erf form; the code wins. GeluBackwardV2 takes a
 import numpy as np
 
 from opemu.core import status
-from opemu.ops.aclnn.common.elementwise import Row, generate
+from opemu.ops.aclnn.common.elementwise import Row, generate, into
 from opemu.ops.aclnn.common.promotion import HALF_FLOAT, per_product
 
 SQRT_2_OVER_PI = np.sqrt(2 / np.pi)
@@ -17,10 +17,24 @@ GELU_TANH_C = 0.044715
 
 
 def gelu_tanh_grad(grad, x, out=None):
-    """d/dx of 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³)))."""
-    t = np.tanh(x.dtype.type(SQRT_2_OVER_PI) * (x + x.dtype.type(GELU_TANH_C) * x * x * x))
-    inner = x.dtype.type(SQRT_2_OVER_PI) * (1 + x.dtype.type(3 * GELU_TANH_C) * x * x)
-    return np.multiply(grad, 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * inner, out=out)
+    """d/dx of 0.5·x·(1 + tanh(z)), z = √(2/π)(x + 0.044715x³): 0.5(1 + t) + 0.5x(1 − t²)·z', t = tanh(z),
+    in place on three temporaries (16M-element calls are bound by memory passes)."""
+    c = x.dtype.type
+    squared = x * x
+    t = squared * c(SQRT_2_OVER_PI * GELU_TANH_C)
+    t += c(SQRT_2_OVER_PI)
+    t *= x
+    np.tanh(t, out=t)
+    slope = np.multiply(squared, c(3 * SQRT_2_OVER_PI * GELU_TANH_C), out=squared)
+    slope += c(SQRT_2_OVER_PI)
+    rest = np.multiply(t, t)
+    np.subtract(c(1), rest, out=rest)
+    rest *= x
+    rest *= slope
+    t += c(1)
+    t += rest
+    t *= c(0.5)
+    return np.multiply(grad, t, out=out)
 
 
 def gelu_erf_grad(grad, x, out=None):
@@ -65,11 +79,7 @@ def _fast_gelu_grad(grad, x, out=None):
 
 
 def _where(condition, yes, no, out):
-    result = np.where(condition, yes, no)
-    if out is None:
-        return result
-    np.copyto(out, result, casting="unsafe")
-    return out
+    return into(np.where(condition, yes, no), out)
 
 
 def _elu_grad(grad, alpha, scale, input_scale, is_result, x, out=None):

@@ -8,7 +8,7 @@ its kernel does to stay finite for large |x|."""
 import numpy as np
 
 from opemu.core import status
-from opemu.ops.aclnn.common.elementwise import Row, generate
+from opemu.ops.aclnn.common.elementwise import Row, generate, into
 from opemu.ops.aclnn.common.promotion import HALF_FLOAT, MATH_IN, MATH_OUT, per_product
 
 RELU = per_product("FLOAT FLOAT16 INT8 INT32 UINT8 INT64", "BF16")
@@ -21,14 +21,6 @@ THRESHOLD = per_product("FLOAT INT32 FLOAT16 INT8 UINT8 INT16 INT64", "BF16")
 FLOAT_HALF = per_product("FLOAT FLOAT16")
 FLOATING = per_product("FLOAT FLOAT16 BF16")
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-
-
-def _out(result, out):
-    """A kernel's result through `out` when given (for kernels that are not one ufunc)."""
-    if out is None:
-        return result
-    np.copyto(out, result, casting="unsafe")
-    return out
 
 
 def _relu(x, out=None):
@@ -74,32 +66,32 @@ def _fast_gelu(x, out=None):
 
 def _elu(x, alpha, scale, input_scale, out=None):
     negative = np.expm1(np.minimum(x, 0) * input_scale) * alpha
-    return _out(np.where(x > 0, x, negative) * scale, out)
+    return into(np.where(x > 0, x, negative) * scale, out)
 
 
 def _celu(x, alpha, out=None):
-    return _out(np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha)), out)
+    return into(np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha)), out)
 
 
 def _selu(x, out=None):
     negative = x.dtype.type(SELU_ALPHA) * np.expm1(np.minimum(x, 0))
-    return _out(x.dtype.type(SELU_SCALE) * np.where(x > 0, x, negative), out)
+    return into(x.dtype.type(SELU_SCALE) * np.where(x > 0, x, negative), out)
 
 
 def _leaky_relu(x, slope, out=None):
-    return _out(np.where(x > 0, x, x * slope), out)
+    return into(np.where(x > 0, x, x * slope), out)
 
 
 def _hardshrink(x, lambd, out=None):
-    return _out(np.where(np.abs(x) > lambd, x, x.dtype.type(0)), out)
+    return into(np.where(np.abs(x) > lambd, x, x.dtype.type(0)), out)
 
 
 def _softshrink(x, lambd, out=None):
-    return _out(np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x.dtype.type(0))), out)
+    return into(np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x.dtype.type(0))), out)
 
 
 def _shrink(x, lambd, bias, out=None):
-    return _out(np.where(x > lambd, x - bias, np.where(x < -lambd, x + bias, x.dtype.type(0))), out)
+    return into(np.where(x > lambd, x - bias, np.where(x < -lambd, x + bias, x.dtype.type(0))), out)
 
 
 def _hardsigmoid(x, out=None):
@@ -115,12 +107,18 @@ def _log_sigmoid(x, out=None):
 
 
 def _mish(x, out=None):
-    return np.multiply(x, np.tanh(np.logaddexp(x.dtype.type(0), x)), out=out)
+    """x·tanh(softplus(x)) with one exp: tanh(log(1 + e)) = n/(n + 2), n = e(e + 2), e = exp(x); past x = 20
+    the factor is 1 in fp32 (and e² would overflow)."""
+    e = np.exp(np.minimum(x, x.dtype.type(20)))
+    n = e + 2
+    n *= e
+    factor = n / (n + 2)
+    return np.multiply(x, factor, out=out)
 
 
 def _softplus(x, beta, threshold, out=None):
     scaled = x * beta
-    return _out(np.where(scaled > threshold, x, np.logaddexp(x.dtype.type(0), scaled) / beta), out)
+    return into(np.where(scaled > threshold, x, np.logaddexp(x.dtype.type(0), scaled) / beta), out)
 
 
 def _swish(x, beta, out=None):
@@ -129,11 +127,11 @@ def _swish(x, beta, out=None):
 
 
 def _threshold(x, threshold, value, out=None):
-    return _out(np.where(x > threshold, x, value), out)
+    return into(np.where(x > threshold, x, value), out)
 
 
 def _heaviside(x, values, out=None):
-    return _out(np.where(x == 0, values, (x > 0).astype(x.dtype)), out)
+    return into(np.where(x == 0, values, (x > 0).astype(x.dtype)), out)
 
 
 def _squared_relu(x, out=None):

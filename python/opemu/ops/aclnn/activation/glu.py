@@ -29,7 +29,11 @@ def _sigmoid(x):
 
 
 def _silu(x):
-    return x * _sigmoid(x)
+    """x·σ(x) as x / (1 + exp(−x)), in place on one temporary."""
+    t = np.negative(x)
+    np.exp(t, out=t)
+    t += 1
+    return np.divide(x, t, out=t)
 
 
 def _silu_grad(x):
@@ -146,7 +150,11 @@ class Gated(AclnnOp):
         with np.errstate(all="ignore"):
             if self.grad is None:
                 activated = self.act(a, gate)
-                P.store(v[self.target], activated * self.up(a, value))
+                target = v[self.target]
+                if target.dtype == ct and not self.extra_outputs:
+                    np.multiply(activated, self.up(a, value), out=target)
+                else:
+                    P.store(target, activated * self.up(a, value))
                 self.store_extra(a, v, activated)
                 return
             dy = P.as_compute(v[self.grad], ct)

@@ -14,12 +14,17 @@ from opemu.ops.aclnn.activation import elementwise as _activation  # noqa: F401 
 from opemu.ops.aclnn.common.promotion import codes, per_product
 from opemu.ops.aclnn.foreach.family import Form, Generated, OpApiCopy, OpApiList, OpApiScalar, OpApiUnary, generate
 from opemu.ops.aclnn.math import elementwise as _math  # noqa: F401  (the rows these forms loop over)
+from opemu.ops.aclnn.math import rounding as _rounding  # noqa: F401
+from opemu.ops.aclnn.math import ternary as _ternary  # noqa: F401
+from opemu.ops.aclnn.math import transcendental as _transcendental  # noqa: F401
 
 FLOATING = per_product("FLOAT FLOAT16 BF16")
 COPY = per_product("FLOAT FLOAT16 BF16 INT32 INT8 UINT8 INT16 UINT16 UINT32 DOUBLE BOOL INT64")
 ZERO = per_product("FLOAT FLOAT16 INT32 INT16 BF16")
 ROUND = per_product("FLOAT FLOAT16 BF16 INT16")
 ROUND_V2 = per_product("FLOAT FLOAT16 BF16 INT32 INT16")
+SIGN = per_product("FLOAT FLOAT16 BF16 INT8 INT32 INT64")
+FLOAT_PAIR = codes("FLOAT DOUBLE")
 FLOATING_INT32 = per_product("FLOAT FLOAT16 BF16 INT32")
 ADD_LIST = per_product("FLOAT FLOAT16 BF16 INT32 INT16 INT8 UINT8")
 MUL_SCALAR = per_product("FLOAT FLOAT16 BF16 INT32")
@@ -88,6 +93,34 @@ FORMS = (
     Form(_round_off, OpApiScalar, ROUND_V2, spelling="ForeachRoundOffNumberV2", scalar_dtypes=ROUND_MODE,
          scalar_as=np.int8),
     Form(_norm, Generated, FLOATING, spelling="ForeachNorm", reduces=True, scalar_as=np.float64),
+    # the unary rows of math/transcendental.py and math/rounding.py
+    Form("Acos", Generated, FLOATING),
+    Form("Asin", Generated, FLOATING),
+    Form("Atan", Generated, FLOATING),
+    Form("Cosh", Generated, FLOATING),
+    Form("Sinh", Generated, FLOATING),
+    Form("Tan", Generated, FLOATING),
+    Form("Erf", Generated, FLOATING),
+    Form("Erfc", Generated, FLOATING),
+    Form("Expm1", Generated, EXP),
+    Form("Log10", Generated, FLOATING),
+    Form("Log1p", Generated, FLOATING),
+    Form("Log2", Generated, FLOATING),
+    Form("Reciprocal", Generated, FLOATING),
+    Form("Sign", Generated, SIGN),
+    Form("Acos", Generated, FLOATING, spelling="ForeachACosInplace", lines=ON_950),
+    # x1 + value · x2 ∘ x3 and lerp (math/ternary.py's rows)
+    Form("Addcmul", OpApiScalar, MUL_SCALAR, spelling="ForeachAddcmulScalarV2", item_nulls=True,
+         fp16_float_scalar=True),
+    Form("Addcmul", Generated, FLOATING_INT32, spelling="ForeachAddcmulScalar"),
+    Form("Addcmul", Generated, FLOATING_INT32, spelling="ForeachAddcmulScalarList"),
+    Form("Addcmul", Generated, FLOATING_INT32, spelling="ForeachAddcmulList"),
+    Form("Addcdiv", OpApiScalar, FLOATING, spelling="ForeachAddcdivScalarV2", item_nulls=True),
+    Form("Addcdiv", OpApiScalar, FLOATING, spelling="ForeachAddcdivScalar"),
+    Form("Addcdiv", OpApiScalar, FLOATING, spelling="ForeachAddcdivScalarList"),
+    Form("Addcdiv", Generated, FLOATING, spelling="ForeachAddcdivList"),
+    Form("Lerp", OpApiScalar, FLOATING, spelling="ForeachLerpScalar", scalar_dtypes=FLOAT_PAIR, scalar_as=np.float32),
+    Form("Lerp", OpApiUnary, FLOATING, spelling="ForeachLerpList"),
     # x1, x2 → out
     Form("Add", OpApiList, ADD_LIST, sizes_first=True),
     Form("Sub", OpApiList, ADD_LIST),

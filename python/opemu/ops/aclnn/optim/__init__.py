@@ -5,6 +5,7 @@ OPERATORS = {
     "aclnnAdvanceStepV2": "advance_step",
     "aclnnApplyAdam": "adam",
     "aclnnApplyAdamW": "adam",
+    "aclnnApplyAdamWQuant": "adam_w_quant",
     "aclnnApplyAdamWV2": "adam",
     "aclnnApplyFusedEmaAdam": "apply_fused_ema_adam",
     "aclnnFusedAdamw": "fused",

@@ -86,13 +86,23 @@ class ApplyAdam(AdamBase):
 
 
 def adamw_step(var, m, v, g, lr, beta1, beta2, weight_decay, eps, bias1, bias2, maximize, max_v=None):
-    """One AdamW step in fp32 (bias1 = 1 − β1^t, bias2 = 1 − β2^t); returns (var, m, v, v̂ or None)."""
+    """One AdamW step in fp32 (bias1 = 1 − β1^t, bias2 = 1 − β2^t), updating var, m and v in place (fp32 arrays
+    the caller owns: copies, or the device's own fp32 views); returns (var, m, v, v̂ or None)."""
     g = -g if maximize else g
-    m = beta1 * m + (1 - beta1) * g
-    v = beta2 * v + (1 - beta2) * g * g
-    var = var * (1 - lr * weight_decay)
+    m *= beta1
+    m += g * (1 - beta1)
+    v *= beta2
+    squared = g * g
+    squared *= 1 - beta2
+    v += squared
+    var *= 1 - lr * weight_decay
     second = v if max_v is None else np.maximum(max_v, v)
-    var = var - lr * (m / bias1) / (np.sqrt(second / bias2) + eps)
+    denominator = np.divide(second, bias2, out=squared)
+    np.sqrt(denominator, out=denominator)
+    denominator += eps
+    update = np.divide(m, denominator, out=denominator)
+    update *= lr / bias1
+    var -= update
     return var, m, v, (None if max_v is None else second)
 
 
