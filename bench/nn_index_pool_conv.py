@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from common import best_of, median_seconds, row
 from nn_families import TINY_US, Tensors
+from opemu.core import dtypes
 from opemu.ops.aclnn.pooling.max_pool import mask_shape
 
 I64, B = ctypes.c_int64, ctypes.c_bool
@@ -18,6 +19,20 @@ def _tensor_list(acl, handles):
     acl.lib.aclCreateTensorList.restype = ctypes.c_void_p
     raw = (ctypes.c_void_p * len(handles))(*[h.value for h in handles])
     return ctypes.c_void_p(acl.lib.aclCreateTensorList(raw, ctypes.c_uint64(len(handles))))
+
+
+def _nchw(acl, array, format=0):
+    """A device tensor in ACL_FORMAT_NCHW (what convolution and pooling ask of their 4-D operands), or `format`."""
+    array = np.array(array, order="C")   # ascontiguousarray would make a 0-d array 1-d
+    address = ctypes.c_void_p()
+    assert acl.lib.aclrtMalloc(ctypes.byref(address), ctypes.c_size_t(array.nbytes), 0) == 0
+    assert acl.lib.aclrtMemcpy(address, ctypes.c_size_t(array.nbytes), ctypes.c_void_p(array.ctypes.data),
+                               ctypes.c_size_t(array.nbytes), 1) == 0
+    shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+    storage = (ctypes.c_int64 * 1)(array.size)
+    code = dtypes.ACL_OF[array.dtype]
+    return ctypes.c_void_p(acl.lib.aclCreateTensor(shape, ctypes.c_uint64(array.ndim), code, None, ctypes.c_int64(0),
+                                                   format, storage, ctypes.c_uint64(1), address))
 
 
 def large_pairs(acl, rng):
@@ -50,15 +65,15 @@ def large_pairs(acl, rng):
                   ints([1, 1]), B(False), acl.tensor(pooled), acl.tensor(mask)),
          lambda: F.max_pool2d(t_images, 2, 2, return_indices=True)),
         ("AvgPool2d", "16x64x112x112 fp32, 2x2/2",
-         acl.call("aclnnAvgPool2d", acl.tensor(images), ints([2, 2]), ints([2, 2]), ints([0, 0]), B(False), B(True),
-                  I64(0), ctypes.c_int8(0), acl.tensor(pooled)),
+         acl.call("aclnnAvgPool2d", _nchw(acl, images), ints([2, 2]), ints([2, 2]), ints([0, 0]), B(False), B(True),
+                  I64(0), ctypes.c_int8(0), _nchw(acl, pooled)),
          lambda: F.avg_pool2d(t_images, 2, 2)),
         ("Convolution", "16x64x56x56 * 64x64x3x3 fp32",
-         acl.call("aclnnConvolution", acl.tensor(conv_x), acl.tensor(conv_w), None, ints([1, 1]), ints([1, 1]),
-                  ints([1, 1]), B(False), ints([0, 0]), I64(1), acl.tensor(conv_y), ctypes.c_int8(0)),
+         acl.call("aclnnConvolution", _nchw(acl, conv_x), _nchw(acl, conv_w), None, ints([1, 1]), ints([1, 1]),
+                  ints([1, 1]), B(False), ints([0, 0]), I64(1), _nchw(acl, conv_y), ctypes.c_int8(0)),
          lambda: F.conv2d(t_cx, t_cw, None, 1, 1)),
         ("MseLoss", "4096x4096 fp32, mean",
-         acl.call("aclnnMseLoss", acl.tensor(a), acl.tensor(b), I64(1), acl.tensor(np.zeros((), f))),
+         acl.call("aclnnMseLoss", acl.tensor(a), acl.tensor(b), I64(1), _nchw(acl, np.zeros((), f), 2)),
          lambda: F.mse_loss(t_a, t_b)),
         ("LSTM", "64 steps x 32 x 256, inference",
          acl.call("aclnnLSTM", acl.tensor(seq.numpy()), _tensor_list(acl, params),
@@ -72,9 +87,9 @@ def large_pairs(acl, rng):
 def tiny_calls(acl, rng):
     f = np.float32
     x, index, out = acl.tensor(np.ones((8, 4), f)), acl.tensor(np.array([1, 3])), acl.tensor(np.ones((2, 4), f))
-    img, pooled = acl.tensor(np.ones((1, 2, 4, 4), f)), acl.tensor(np.ones((1, 2, 2, 2), f))
+    img, pooled = _nchw(acl, np.ones((1, 2, 4, 4), f)), _nchw(acl, np.ones((1, 2, 2, 2), f))
     mask = acl.tensor(np.ones(mask_shape((1, 2, 4, 4), (2, 2), (2, 2)), np.int8))
-    w, y = acl.tensor(np.ones((2, 2, 3, 3), f)), acl.tensor(np.ones((1, 2, 4, 4), f))
+    w, y = _nchw(acl, np.ones((2, 2, 3, 3), f)), _nchw(acl, np.ones((1, 2, 4, 4), f))
     ints = acl.int_array
     return [
         ("GatherV2", acl.call("aclnnGatherV2", x, I64(0), index, out)),

@@ -59,6 +59,9 @@ def take_along(op, x, index, axis, negative, batch_dims=0):
         index = index.reshape(1)
     if negative:
         index = addressing.wrap(index, size)
+    inside = not addressing.outside(index, size)
+    if inside and batch_dims == 0:   # plain indexing: NumPy's take walks whole rows (broadcast grids do not)
+        return np.take(x, index, axis=axis)
     lead = x.shape[:axis]
     grids = np.indices(lead, sparse=True) if lead else ()
     tail_shape = x.shape[axis + 1:]
@@ -72,7 +75,7 @@ def take_along(op, x, index, axis, negative, batch_dims=0):
     coordinates.append(index_part)
     for g in (np.indices(tail_shape, sparse=True) if tail_shape else ()):
         coordinates.append(g.reshape((1,) * (axis + extra) + g.shape))
-    if not addressing.outside(index, size):
+    if inside:
         return x[tuple(coordinates)]
     return addressing.gather(x, coordinates, addressing.describe(op, "index", index, size, axis))
 
