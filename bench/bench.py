@@ -13,8 +13,25 @@ import sys
 import time
 from pathlib import Path
 
-SECTIONS = ["foundation", "calls", "fused_cross_entropy", "mcdnn", "losses", "mcdnn_normalization",
-            "mcdnn_convolution", "mcblas", "aclnn_ops", "nn_families", "torch_on_npu"]  # in the order they print; each is bench/<name>.py with main()
+# In the order they print; each is bench/<name>.py with main(). One per line, so that sections added
+# side by side merge.
+SECTIONS = [
+    "foundation",
+    "calls",
+    "fused_cross_entropy",
+    "mcdnn",
+    "losses",
+    "mcdnn_normalization",
+    "mcdnn_convolution",
+    "mcblas",
+    "maca_adv",
+    "aclnn_ops",
+    "nn_families",
+    "nn_activation",
+    "attention",
+    "torch_on_npu",
+    "contention",
+]
 
 
 def summarise(results, runs):
@@ -83,6 +100,7 @@ def main(argv):
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import common
+    paths = common.kernel_paths()
     started = time.time()
     for run in range(args.runs):
         for name in args.sections:
@@ -94,7 +112,7 @@ def main(argv):
     print("(%d runs in %.0f s)" % (args.runs, time.time() - started))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"runs": args.runs, "figures": common.RESULTS, "summary": summary}, f, indent=1)
+            json.dump({"runs": args.runs, "kernels": paths, "figures": common.RESULTS, "summary": summary}, f, indent=1)
     if args.plot:
         plot(summary, args.plot)
 

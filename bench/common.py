@@ -21,6 +21,26 @@ def _bytecode():
     compileall.compile_dir(str(Path(opemu.__file__).parent), quiet=1)
 
 
+def kernel_paths():
+    """Prints, and returns, which path each kernel runs: the instruction-set level in use (OPEMU_ISA caps it)
+    and what that means per kernel, with whether the convolutions take the chain kernel (this BLAS's
+    products)."""
+    from opemu.core import blas, kernels
+    if kernels.lib() is None:
+        print("kernels: the NumPy references (OPEMU_KERNELS=numpy)")
+        return {"kernels": "numpy"}
+    described = {"isa": kernels.isa(), "cpu": kernels.cpu_isa(), "paths": dict(kernels.paths()),
+                 "chain sums in convolutions": bool(blas.chain_available())}
+    capped = ", OPEMU_ISA=" + kernels.ISA if kernels.ISA != kernels.ISA_LEVELS[-1] else ""
+    print("kernels: C at instruction-set level %s (this CPU: %s%s)" % (described["isa"], described["cpu"],
+                                                                        capped))
+    for kernel, path in kernels.paths():
+        print("  %-70s %s" % (kernel, path))
+    print("  convolutions take the chain sums: %s" % ("yes" if described["chain sums in convolutions"] else
+                                                      "no (this BLAS does not form its products as FMA chains)"))
+    return described
+
+
 def build(source, output):
     _bytecode()
     home = opemu.prefix()

@@ -40,9 +40,10 @@ def _int64s(values):
 
 
 class DeviceTensor:
-    """Device memory holding `storage` and an aclTensor viewing it with the given layout."""
+    """Device memory holding `storage` and an aclTensor viewing it with the given layout (and storage format,
+    ACL_FORMAT_ND unless given)."""
 
-    def __init__(self, storage, shape=None, strides=None, offset=0, dtype=None):
+    def __init__(self, storage, shape=None, strides=None, offset=0, dtype=None, format=2):
         storage = np.ascontiguousarray(storage)
         self.storage_dtype = storage.dtype
         self.code = dtype if dtype is not None else dtypes.ACL_OF[storage.dtype]
@@ -53,7 +54,7 @@ class DeviceTensor:
             assert lib().aclrtMemcpy(self.address, self.nbytes, storage.ctypes.data, self.nbytes, 1) == 0
         self.shape = tuple(storage.shape if shape is None else shape)
         stride_arg = None if strides is None else _int64s(strides)
-        self.handle = lib().aclCreateTensor(_int64s(self.shape), len(self.shape), self.code, stride_arg, offset, 2,
+        self.handle = lib().aclCreateTensor(_int64s(self.shape), len(self.shape), self.code, stride_arg, offset, format,
                                             _int64s([storage.size]), 1, self.address)
         assert self.handle
 

@@ -140,6 +140,15 @@ def host_ref(array):
     return c_void_p(array.ctypes.data)
 
 
+_KEPT = []
+
+
+def host_scalar(value, letter):
+    """A pointer to a host scalar of the letter's type, kept alive for the module's calls."""
+    _KEPT.append(scalar(value, TYPES[letter]))
+    return host_ref(_KEPT[-1])
+
+
 def random(shape, letter, seed):
     rng = np.random.default_rng(seed)
     values = rng.uniform(-1, 1, shape)

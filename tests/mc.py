@@ -7,6 +7,7 @@ import ctypes
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 import conftest
 
@@ -163,3 +164,22 @@ def tolerance(code):
 
 def to_float(array):
     return np.asarray(array).astype(np.float64)
+
+
+@pytest.fixture(scope="module")
+def handle():
+    """An mcDNN handle for a test module (its raw pointer)."""
+    h = Handle()
+    yield h.handle
+    h.destroy()
+
+
+def flat_device(values, code):
+    """Device memory holding values flat, as a 1 x 1 x count tensor of data type `code`."""
+    flat = np.asarray(values).reshape(1, 1, -1)
+    return DeviceTensor(Desc(code, list(flat.shape)), flat)
+
+
+def blank(count, code):
+    """count zeros of data type `code` (at least one element) on the device."""
+    return DeviceTensor(Desc(code, [1, 1, max(count, 1)]), np.zeros((1, 1, max(count, 1))))

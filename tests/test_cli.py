@@ -53,3 +53,7 @@ def test_info_lists_names_and_implemented_entry_points():
     assert "libascendcl.so" in text and "libopapi_nn.so" in text
     assert "  aclnnEmbeddingGetWorkspaceSize" in text and "  aclrtMalloc" in text
     assert "  aclDumpOpTensors" not in text
+    listed = [line[2:] for line in text.splitlines() if line.startswith("  ")]
+    assert not any(name.startswith("_Z") for name in listed)  # fp16_t.h's members as the header names them
+    members = [i for i, name in enumerate(listed) if name.startswith("op::")]
+    assert members and members == list(range(len(listed) - len(members), len(listed)))

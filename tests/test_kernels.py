@@ -1,6 +1,7 @@
 """The C kernels (csrc/kernels/) against their NumPy references: bit-identical results on random and
 special values (NaN with payloads, ±0, ±inf, subnormals, ties), odd sizes, strided and in-place views;
 and the oracle tests of the ops they serve passing with the references alone (OPEMU_KERNELS=numpy)."""
+import contextlib
 import os
 import subprocess
 import sys
@@ -31,6 +32,39 @@ def reference_only(monkeypatch):
     def use(numpy):
         monkeypatch.setattr(kernels, "USE_C", not numpy)
     return use
+
+
+# what each instruction-set level's paths need from the CPU (opemu.core.kernels.ISA_LEVELS)
+ISA_NEEDS = {"baseline": "AVX2 and FMA (x86-64-v3)", "avx512": "AVX-512 F, BW, CD, DQ and VL (x86-64-v4)",
+             "avx512bf16": "AVX512_BF16 (the bf16 dot product instruction)"}
+ISA_PATHS = ("portable", "baseline", "avx512")   # the levels every kernel with a vector path has a path for
+
+
+@contextlib.contextmanager
+def running_at(level):
+    """The kernels at the instruction-set level `level` inside the block: their paths, compared with the same
+    references. Skips the test where this CPU lacks the level, or OPEMU_ISA caps the kernels below it."""
+    if kernels.lib() is None:
+        pytest.skip("no kernel library: the references run")
+    rank = kernels.ISA_LEVELS.index(level)
+    if rank > kernels.ISA_LEVELS.index(kernels.cpu_isa()):
+        pytest.skip("the %s paths need %s, which this CPU lacks" % (level, ISA_NEEDS[level]))
+    if rank > kernels.ISA_LEVELS.index(kernels.ISA):
+        pytest.skip("OPEMU_ISA=%s caps the kernels below the %s paths" % (kernels.ISA, level))
+    with kernels.isa_ceiling(level):
+        yield level
+
+
+@pytest.fixture(params=ISA_PATHS)
+def isa(request):
+    with running_at(request.param):
+        yield request.param
+
+
+def available_levels():
+    """The instruction-set levels the kernels can run at here (this CPU's, OPEMU_ISA's ceiling)."""
+    top = min(kernels.ISA_LEVELS.index(kernels.cpu_isa()), kernels.ISA_LEVELS.index(kernels.ISA))
+    return kernels.ISA_LEVELS[:top + 1]
 
 
 def assert_same_bits(ours, reference):
@@ -131,6 +165,7 @@ def test_activation_kernels_shared_among_the_kernel_threads_are_bit_identical(pi
         assert_same_bits(out, activation.forward(desc, x))
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 @pytest.mark.parametrize("offset", [0, 1, 5], ids=lambda o: "dx %d elements past a line" % o)
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 def test_activation_kernels_streamed_to_the_output_are_bit_identical(dtype, offset):
@@ -161,6 +196,7 @@ def test_activation_kernels_streamed_to_the_output_are_bit_identical(dtype, offs
         assert_same_bits(out, activation.forward(desc, x))
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 def test_activation_backward_with_an_exp_streamed_in_blocks(monkeypatch):
     """ELU and SWISH (NumPy's exp first, a block at a time) streaming dx too once it is past kernels.STREAM_BYTES."""
     monkeypatch.setattr(kernels, "STREAM_BYTES", 0)
@@ -192,6 +228,7 @@ POOLS = {  # window, stride, padding, input h, w (odd sizes leave rows and colum
 }
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 @pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("name", sorted(POOLS))
 def test_max_pool_backward_is_bit_identical(name, dtype):
@@ -212,6 +249,7 @@ def test_max_pool_backward_is_bit_identical(name, dtype):
     assert_same_bits(dx, expected)
 
 
+@pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 @pytest.mark.parametrize("name", ["3x3/2", "3x3/2-wide"])
 def test_max_pool_backward_on_strided_planes(name):
     rng = np.random.default_rng(3)
@@ -275,6 +313,48 @@ def test_invalid_kernel_choice_is_refused():
                             env=dict(os.environ, OPEMU_KERNELS="fast"))
     assert result.returncode != 0
     assert "OPEMU_KERNELS=fast is not one of c, numpy" in result.stderr
+
+
+def test_isa_levels_are_the_headers():
+    lib = kernels.lib()
+    assert [kernels.ISA_LEVELS.index(level) for level in kernels.ISA_LEVELS] == [
+        lib.OPEMU_ISA_PORTABLE, lib.OPEMU_ISA_BASELINE, lib.OPEMU_ISA_AVX512, lib.OPEMU_ISA_AVX512_BF16]
+
+
+def test_an_isa_ceiling_is_the_level_used_up_to_the_cpus():
+    cpu = kernels.cpu_isa()
+    for level in kernels.ISA_LEVELS:
+        with kernels.isa_ceiling(level):
+            expected = min(kernels.ISA_LEVELS.index(level), kernels.ISA_LEVELS.index(cpu))
+            assert kernels.isa() == kernels.ISA_LEVELS[expected]
+
+
+def test_each_kernel_names_its_path_at_every_level():
+    """What the bench prints: a path for every kernel with paths per level, at each level the CPU has."""
+    for level in available_levels():
+        with kernels.isa_ceiling(level):
+            described = dict(kernels.paths())
+        assert list(described) == list(kernels.PATHS) and all(described.values())
+        assert described["bf16 products"] == kernels.PATHS["bf16 products"][level]
+
+
+def _isa_in_a_process(value):
+    result = subprocess.run([sys.executable, "-c", "from opemu.core import kernels; print(kernels.isa())"],
+                            capture_output=True, text=True, env=dict(os.environ, OPEMU_ISA=value), timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.strip(), result.stderr
+
+
+def test_opemu_isa_caps_the_kernels_of_a_process():
+    assert _isa_in_a_process("portable")[0] == "portable"
+    assert _isa_in_a_process("avx512bf16")[0] == kernels.cpu_isa()
+
+
+def test_an_invalid_opemu_isa_is_refused_and_the_cpus_level_used():
+    used, stderr = _isa_in_a_process("avx3")
+    assert used == kernels.cpu_isa()
+    assert "opemu: OPEMU_ISA=avx3 is refused: expected portable, baseline, avx512 or avx512bf16; using avx512bf16" \
+        in stderr
 
 
 def test_threads_that_ask_for_the_kernels_first_at_once_all_get_them():

@@ -6,9 +6,10 @@ import pytest
 
 from opemu.core import kernels
 from opemu.ops.mcdnn import bn_channels
-from test_kernels import assert_same_bits
+from test_kernels import assert_same_bits, isa  # noqa: F401 (isa: a fixture)
 
 needs_kernels = pytest.mark.skipif(kernels.lib() is None, reason="the C kernels are not loaded (OPEMU_KERNELS=numpy)")
+pytestmark = pytest.mark.usefixtures("isa")   # every instruction-set level's paths
 
 DTYPES = [np.float32, np.float64]
 SHAPES = [(3, 5, 37), (2, 3, 16), (1, 1, 1), (1, 2, 5), (4, 7, 320), (5, 2, 33)]

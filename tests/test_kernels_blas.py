@@ -1,6 +1,7 @@
-"""GEMM through NumPy's own BLAS (opemu.core.blas) and the C kernel that sums several products
-(chain_sums) are bit-identical to their NumPy twin, matmul then add, and the convolutions built on them give
-the bits of their NumPy references."""
+"""GEMM through NumPy's own BLAS (opemu.core.blas) is bit-identical to its NumPy twin, matmul then add; the C
+kernel that sums several products (chain_sums) to its own, fused multiply-add chains made exactly in NumPy
+(blas.chain_reference), on every instruction-set level; and the convolutions built on them give the bits of
+their NumPy references, with the GEMMs of either kind."""
 import threading
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 
 from opemu.core import blas
 from opemu.ops.mcdnn import conv_kernel
+from test_kernels import assert_same_bits, running_at
 
 pytestmark = pytest.mark.skipif(not blas.available(np.float32),
                                 reason="NumPy's BLAS is not the bundled OpenBLAS: the references run")
@@ -102,37 +104,54 @@ def test_single_threaded_restores_the_thread_count_when_the_last_user_leaves():
     assert blas._get_threads() == before
 
 
-chained = pytest.mark.skipif(not blas.chain_available(), reason="no AVX-512, or a BLAS that does not chain its sums")
+@pytest.fixture(params=["baseline", "avx512"])
+def chain_isa(request):
+    """The chain kernel's paths (it has none in plain C: there the convolutions keep BLAS)."""
+    with running_at(request.param):
+        yield request.param
+
+
+chained = pytest.mark.usefixtures("chain_isa")
 
 
 def _chain_case(rng, rows, cols, inner):
     """Terms of `inner` lengths laid out as the grid convolution lays them: a (terms, rows, width) filter read
-    through row and term offsets, b one grid read at a column offset per term, with room for the twin's whole
-    vectors; and the twin's sums of the terms (over whole vectors of columns, as the convolution runs it)."""
-    width, padded = max(inner), blas.whole_vectors(cols)
+    through row and term offsets, b one grid read at a column offset per term."""
+    width = max(inner)
     a = _special(rng, (len(inner), rows, width + 3), np.float32)
-    b = _special(rng, (width + 2, padded + 40), np.float32)
+    b = _special(rng, (width + 2, cols + 40), np.float32)
     offsets = rng.integers(0, 40, size=len(inner))
     row_step = b.shape[1]
     tables = dict(a_rows=np.arange(rows, dtype=np.int64) * a.shape[2],
                   a_at=np.arange(len(inner), dtype=np.int64) * a[0].size + 1,
                   b_at=(offsets + row_step).astype(np.int64), ldb=row_step, inner=np.array(inner, np.int64))
-    terms = [(a[t, :, 1:1 + k], b[1:1 + k, o:o + padded]) for t, (k, o) in enumerate(zip(inner, offsets))]
-    return a, b, tables, terms
+    return a, b, tables
 
 
-def _twin(terms, c, accumulate):
-    """The NumPy twin on whole vectors of columns: c's first columns, as the kernel writes them."""
-    padded = np.zeros((c.shape[0], terms[0][1].shape[1]), np.float32)
-    padded[:, :c.shape[1]] = c
-    for t, (left, right) in enumerate(terms):
-        blas.reference(left, right, padded, accumulate or t > 0)
-    return padded[:, :c.shape[1]]
+def _twin(c, a, b, tables, accumulate=False):
+    """What the kernel leaves in c, by its NumPy twin."""
+    expected = c.copy()
+    blas.chain_reference(expected, a, tables["a_rows"], tables["a_at"], b, tables["b_at"], tables["ldb"],
+                         tables["inner"], accumulate)
+    return expected
 
 
 def _chain(c, a, b, tables, accumulate=False):
-    blas.chain_sums(c, a, tables["a_rows"], tables["a_at"], b, tables["b_at"], tables["ldb"], tables["inner"],
-                    accumulate)
+    assert blas.chain_sums(c, a, tables["a_rows"], tables["a_at"], b, tables["b_at"], tables["ldb"], tables["inner"],
+                           accumulate) == 0
+
+
+def test_fused_products_round_each_step_once():
+    """The twin's steps against exact arithmetic. (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 after -(1 + 2^-11) leaves
+    2^-24 when fused (a separate multiply rounds the square to 1 + 2^-11, and the sum to 0). (1 - 2^-18) ·
+    2^-24 (1 + 2^-18) = 2^-24 - 2^-60 after 1 + 2^-23 lies just below the midpoint 1 + 2^-23 + 2^-24, so rounds
+    down: rounded first to float64's 53 bits it would be the midpoint, which ties to even, up to 1 + 2^-22."""
+    x = 1 + 2.0 ** -12
+    assert blas.fused_product(np.array([[-(1 + 2.0 ** -11), x]], np.float32),
+                              np.array([[1], [x]], np.float32))[0, 0] == np.float32(2.0 ** -24)
+    got = blas.fused_product(np.array([[1 + 2.0 ** -23, 1 - 2.0 ** -18]], np.float32),
+                             np.array([[1], [2.0 ** -24 * (1 + 2.0 ** -18)]], np.float32))[0, 0]
+    assert got == np.float32(1 + 2.0 ** -23)
 
 
 @chained
@@ -140,29 +159,29 @@ def _chain(c, a, b, tables, accumulate=False):
 @pytest.mark.parametrize("rows,cols", [(2, 2), (7, 17), (8, 48), (13, 100), (64, 131), (19, 64), (6, 250)])
 def test_chain_sums_are_the_products_added_in_order(rows, cols, accumulate):
     rng = np.random.default_rng(rows * 1000 + cols)
-    a, b, tables, terms = _chain_case(rng, rows, cols, [1, 64, 3, blas.K_BLOCK, 17])
+    a, b, tables = _chain_case(rng, rows, cols, [1, 64, 3, blas.K_BLOCK, 17])
     c = _special(rng, (rows, cols + 5), np.float32)[:, 2:2 + cols]   # a window: its row stride is not cols
-    expected = _twin(terms, c, accumulate)
+    expected = _twin(c, a, b, tables, accumulate)
     _chain(c, a, b, tables, accumulate)
-    assert c.tobytes() == expected.tobytes()
+    assert_same_bits(c, expected)
 
 
 @chained
-def test_chain_sums_carry_inf_and_nan_as_blas_does():
+def test_chain_sums_carry_inf_and_nan_as_their_twin():
     rng = np.random.default_rng(5)
-    a, b, tables, terms = _chain_case(rng, 9, 70, [64, 64])
+    a, b, tables = _chain_case(rng, 9, 70, [64, 64])
     a[0, 3, 10], b[20, :] = np.inf, np.nan
     a[1, 5, 4], b[7, 30] = -np.inf, np.inf
     c = np.empty((9, 70), np.float32)
-    expected = _twin(terms, c, False)
+    expected = _twin(c, a, b, tables)
     _chain(c, a, b, tables)
-    assert c.tobytes() == expected.tobytes()
+    assert_same_bits(c, expected)
 
 
 @chained
 def test_chain_sums_leave_the_rest_of_c_alone():
     rng = np.random.default_rng(8)
-    a, b, tables, _ = _chain_case(rng, 11, 50, [64])
+    a, b, tables = _chain_case(rng, 11, 50, [64])
     buffer = np.full((13, 60), 7.0, np.float32)
     _chain(buffer[1:12, 3:53], a, b, tables)
     outside = np.ones(buffer.shape, bool)
@@ -176,7 +195,7 @@ def test_chain_sums_read_b_transposed_as_they_read_its_copy(rows, cols):
     """b given as its columns, one after another (a 1x1 filter gradient's dy): the sums of the copy laid out
     as rows, to the bit, for terms of every length up to K_BLOCK (whole and partial 16 x 16 tiles)."""
     rng = np.random.default_rng(rows * 100 + cols)
-    a, b, tables, _ = _chain_case(rng, rows, cols, [1, 16, 37, blas.K_BLOCK, 5])
+    a, b, tables = _chain_case(rng, rows, cols, [1, 16, 37, blas.K_BLOCK, 5])
     ldb = b.shape[0] + 3
     columns = np.full((b.shape[1], ldb), np.nan, np.float32)   # column n of b is row n here
     columns[:, :b.shape[0]] = b.T
@@ -187,6 +206,7 @@ def test_chain_sums_read_b_transposed_as_they_read_its_copy(rows, cols):
     assert blas.chain_sums(got, a, tables["a_rows"], tables["a_at"], columns, transposed_at, ldb, tables["inner"],
                            False, b_transposed=True) == 0
     assert got.tobytes() == expected.tobytes()
+    assert_same_bits(got, _twin(got, a, b, tables))
 
 
 @chained
@@ -210,18 +230,48 @@ GEOMETRIES = {   # x shape, w shape, pad, dilation, groups
 }
 
 
-def _both(compute, monkeypatch):
-    """compute() through the BLAS path, then through the NumPy references."""
-    fast = compute()
-    monkeypatch.setattr(blas, "_gemms", {})
-    monkeypatch.setattr(blas, "_chain", False)
-    return fast, compute()
+def _fused_reference(a, b, c, accumulate, partial=None, plain=blas.reference):
+    """blas.reference with the chain kernel's products (fp32): what the convolutions' chain path must match."""
+    if c.dtype != np.float32:
+        return plain(a, b, c, accumulate, partial)
+    term = blas.fused_product(a, b)
+    if accumulate:
+        with np.errstate(all="ignore"):
+            np.add(c, term, out=c)
+    else:
+        c[...] = term
+
+
+def _sums(kind, monkeypatch):
+    """(a fixture's body) How a convolution's sums are made against its references: BLAS's GEMMs (whose twin is
+    matmul then add), or the chain kernel at a level ("baseline chains"), each GEMM then the chains' own twin
+    (fused multiply-add chains made exactly), so that neither side depends on the kernels OpenBLAS picked. Gives
+    the function that turns to the references."""
+    if kind == "blas":
+        monkeypatch.setattr(blas, "chain_available", lambda: False)
+        yield lambda: monkeypatch.setattr(blas, "_gemms", {})
+        return
+    with running_at(kind.split()[0]):
+        monkeypatch.setattr(blas, "_gemms", {})
+        monkeypatch.setattr(blas, "reference", _fused_reference)
+        monkeypatch.setattr(blas, "chain_available", lambda: True)
+        yield lambda: monkeypatch.setattr(blas, "chain_available", lambda: False)
+
+
+@pytest.fixture(params=["blas", "baseline chains", "avx512 chains"])
+def gemms(request, monkeypatch):
+    yield from _sums(request.param, monkeypatch)
+
+
+@pytest.fixture(params=["baseline chains", "avx512 chains"])
+def chains(request, monkeypatch):
+    yield from _sums(request.param, monkeypatch)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("case", GEOMETRIES, ids=list(GEOMETRIES))
 @pytest.mark.parametrize("per_chunk", [1, 2], ids=["one image a chunk", "two images a chunk"])
-def test_grid_convolution_is_bit_identical_to_its_reference(case, dtype, per_chunk, monkeypatch):
+def test_grid_convolution_is_bit_identical_to_its_reference(case, dtype, per_chunk, gemms, monkeypatch):
     """Every direction on the grid, chunk by chunk (with two images a chunk, a 3-image batch ends on a chunk
     of one, placed into buffers laid out for two). The filter gradient also of finite sums: a non-finite one
     is recomputed on columns, which would leave the grid's sums unchecked."""
@@ -249,8 +299,9 @@ def test_grid_convolution_is_bit_identical_to_its_reference(case, dtype, per_chu
                for a, b in ((x, dy), (x_finite, dy_finite))]
         return y.tobytes(), dx.tobytes(), dws
 
-    fast, reference = _both(compute, monkeypatch)
-    assert fast == reference
+    fast = compute()
+    gemms()
+    assert fast == compute()
 
 
 TRANSPOSED = {   # x shape, w shape, groups
@@ -288,9 +339,8 @@ POINTWISE = {   # x shape, w shape, groups
 }
 
 
-@chained
 @pytest.mark.parametrize("case", POINTWISE, ids=list(POINTWISE))
-def test_one_by_one_straight_into_y_is_the_grids_result(case, monkeypatch):
+def test_one_by_one_straight_into_y_is_the_grids_result(case, chains, monkeypatch):
     x_shape, w_shape, groups = POINTWISE[case]
     spatial = len(x_shape) - 2
     g = conv_kernel.Geometry(x_shape, w_shape, (0,) * spatial, (1,) * spatial, (1,) * spatial, groups, False)
@@ -317,9 +367,8 @@ POINTWISE_FILTER = dict(POINTWISE, **{
 })
 
 
-@chained
 @pytest.mark.parametrize("case", POINTWISE_FILTER, ids=list(POINTWISE_FILTER))
-def test_one_by_one_filter_gradient_from_the_images_is_its_reference(case, monkeypatch):
+def test_one_by_one_filter_gradient_from_the_images_is_its_reference(case, chains, monkeypatch):
     """The 1x1 filter gradient read straight from x and dy (the kernel transposing dy itself) has the bits of the
     NumPy reference's per-block GEMMs on the grid, chunk by chunk."""
     x_shape, w_shape, groups = POINTWISE_FILTER[case]
@@ -343,8 +392,7 @@ def test_one_by_one_filter_gradient_from_the_images_is_its_reference(case, monke
 
     fast = compute()
     assert taken and all(taken)
-    monkeypatch.setattr(blas, "_gemms", {})
-    monkeypatch.setattr(blas, "_chain", False)
+    chains()
     assert fast == compute()
 
 

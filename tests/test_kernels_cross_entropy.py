@@ -11,9 +11,9 @@ import conftest
 import opemu.api
 from opemu.core import bf16_product, kernels, parallel
 from opemu.ops.aclnn.matmul import vocab_parallel as vp, vocab_products as vpp
-from test_kernels import assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
+from test_kernels import assert_same_bits, available_levels, c_kernels, isa, special  # noqa: F401 (fixtures)
 
-pytestmark = conftest.opemu_only
+pytestmark = [conftest.opemu_only, pytest.mark.usefixtures("isa")]
 BF16, FP16 = np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)
 WIDTHS = [1, 7, 16, 33, 256, 512]
 
@@ -272,14 +272,14 @@ def test_bf16_operators_do_not_depend_on_the_row_blocks_or_the_weight_grad_piece
 @pytest.mark.parametrize("scale", [1.0, 2.0 ** -128, 2.0 ** 50], ids=["normal", "subnormal inputs and products",
                                                                      "large products"])
 def test_bf16_operators_give_the_same_bits_on_every_tile_and_with_the_references(monkeypatch, scale):
-    """The dot product tiles, the FMA tiles and the portable tiles flush as the references do, in the operators
-    too: rows scaled into the subnormals (the first lane's, and part of the second's) make products flush."""
+    """Every instruction-set level's tiles flush as the references do, in the operators too: rows scaled into the
+    subnormals (the first lane's, and part of the second's) make products flush."""
     x, w, target = shard(bt=80, h=40, v=700, seed=5)
     x[:50] = (x[:50].astype(np.float32) * scale).astype(BF16)
     results = []
-    for tiles in (bf16_product.TILES_BEST, bf16_product.TILES_FMA, bf16_product.TILES_PORTABLE):
-        monkeypatch.setattr(bf16_product, "TILES", tiles)
-        results.append(pipeline(x, w, target, False))
+    for level in available_levels():
+        with kernels.isa_ceiling(level):
+            results.append(pipeline(x, w, target, False))
     monkeypatch.setattr(kernels, "USE_C", False)
     results.append(pipeline(x, w, target, False))
     for other in results[1:]:

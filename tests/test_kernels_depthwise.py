@@ -8,9 +8,10 @@ import pytest
 
 import conftest
 from opemu.ops.mcdnn import conv_depthwise, conv_kernel
-from test_kernels import FLOATS, assert_same_bits, c_kernels, reference_only, special  # noqa: F401 (fixtures)
+from test_kernels import FLOATS, assert_same_bits, c_kernels, isa, reference_only, special  # noqa: F401 (fixtures)
 
-pytestmark = [conftest.opemu_only, pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
+pytestmark = [conftest.opemu_only, pytest.mark.usefixtures("isa"),
+              pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
 
 
 GRID = {"3x3 on a 7x7 grid": ([0, 1, 2, 7, 8, 9, 14, 15, 16], 41), "1x5 dilated": ([0, 2, 4, 6, 8], 16),

@@ -11,7 +11,10 @@ from opemu.core import kernels, parallel
 from opemu.ops.aclnn.common import rowwise as _rowwise
 from opemu.ops.aclnn.norm import norms
 
-pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
+from test_kernels import isa  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run"),
+              pytest.mark.usefixtures("isa")]   # every instruction-set level's paths
 
 SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3.4e38, 1.0], np.float32)
 

@@ -9,9 +9,10 @@ import conftest
 from opemu.core import kernels, mcdnn
 from opemu.ops.mcdnn import pooling
 from opemu.ops.mcdnn import spatial_transformer as st
-from test_kernels import assert_same_bits, pooled, special
+from test_kernels import assert_same_bits, isa, pooled, special  # noqa: F401 (isa: a fixture)
 
-pytestmark = [conftest.opemu_only, pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
+pytestmark = [conftest.opemu_only, pytest.mark.usefixtures("isa"),
+              pytest.mark.filterwarnings("ignore::RuntimeWarning")]  # the references meet NaN
 FLOATS = [np.float32, np.float64]
 
 

@@ -6,7 +6,10 @@ import pytest
 from opemu.core import kernels
 from opemu.ops.aclnn.index import embedding_dense_backward as edb
 
-pytestmark = pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run")
+from test_kernels import isa  # noqa: F401 (a fixture)
+
+pytestmark = [pytest.mark.skipif(kernels.lib() is None, reason="no kernel library: the references run"),
+              pytest.mark.usefixtures("isa")]   # every instruction-set level's paths
 
 SPECIALS = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 3.4e38, -3.4e38], np.float32)
 

@@ -7,9 +7,9 @@ import pytest
 import conftest
 from opemu.core import kernels
 from opemu.ops.mcdnn import softmax
-from test_kernels import FLOATS, assert_same_bits, c_kernels, special  # noqa: F401 (c_kernels: autouse)
+from test_kernels import FLOATS, assert_same_bits, c_kernels, isa, special  # noqa: F401 (fixtures)
 
-pytestmark = conftest.opemu_only
+pytestmark = [conftest.opemu_only, pytest.mark.usefixtures("isa")]
 DTYPE_IDS = {np.float32: "float32", np.float64: "float64"}
 
 

@@ -347,7 +347,7 @@ def test_opemu_check_reports_a_target_outside_the_classes(nll_target_probe):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode != 0
     assert ("opemu check: [out-of-bounds] aclnnNLLLoss2d: target[4] = 2 is outside the 2 classes (and is not "
-            "ignoreIndex -100): outside the tensor") in result.stdout, result.stdout
+            "ignoreIndex -100): outside the tensor") in result.stderr, result.stderr
 
 
 # ---- phase 1 ------------------------------------------------------------------------------------

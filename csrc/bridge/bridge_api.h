@@ -26,6 +26,7 @@
 /* The other families' public headers. */
 #include "aclnn/aclnn_base.h"
 #include "mcblas/mcblas.h"
+#include "mcblas/mcblasLt.h"
 #include "mcdnn/mcdnn.h"
 
 /* Each folder's part: the objects Python reads and the C functions it calls. */
@@ -37,6 +38,8 @@
 #include "core/memory.h"
 #include "kernels/kernels.h"
 #include "mcblas/handle.h"
+#include "mcblas/lt_descriptors.h"
+#include "mcdnn/adv_descriptors.h"
 #include "mcdnn/descriptors.h"
 #include "sanitizer/sanitizer.h"
 

@@ -13,20 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels.h"
+#include "isa.h"
 
 #define LANES 16
 
 /* The 16 lanes as GCC vectors: each operation is the scalar IEEE operation on every lane. Plain loops
- * over 16-element arrays vectorised badly; the vectors are native on AVX-512 (on x86-64 a clone for it,
- * picked at load time, computes the same bits as the default one). */
+ * over 16-element arrays vectorised badly; the vectors are native on AVX-512, two registers on AVX2 (each
+ * level's path computes the same bits, isa.h). */
 typedef float f32_lanes __attribute__((vector_size(LANES * sizeof(float))));
 typedef double f64_lanes __attribute__((vector_size(LANES * sizeof(double))));
-#if defined(__x86_64__) && defined(__ELF__)
-#define LANE_FUNCTION __attribute__((target_clones("avx512f", "default"))) static void
-#else
-#define LANE_FUNCTION static void
-#endif
 
 /* Sums from +0 over one channel's lanes of TERM_A and TERM_B, vectors (AV) of the blocks of x `xv` and dy
  * `gv` (TV); a row's last block is a +0-padded copy whose unused lanes take +0 terms. Then the tree. */
@@ -65,16 +60,16 @@ typedef double f64_lanes __attribute__((vector_size(LANES * sizeof(double))));
     *sum_b = lb[0];
 
 /* moments: Σd and Σd² of d = double(x) - shift, in float64. gradient: Σdy and Σdy·(x - centre) in T. */
-#define DEFINE_LANE_SUMS(T, TV, SUFFIX)                                                                   \
-    LANE_FUNCTION moments_##SUFFIX(const struct opemu_bn_geometry *g, const T *x, double shift,           \
-                                   double *sum_a, double *sum_b)                                          \
+#define DEFINE_LANE_SUMS(T, TV, SUFFIX, ISA, TARGET)                                                      \
+    TARGET static void moments_##SUFFIX##_##ISA(const struct opemu_bn_geometry *g, const T *x, double shift, \
+                                                double *sum_a, double *sum_b)                             \
     {                                                                                                     \
         const T *dy = x;                                                                                  \
         LANE_WALK(T, TV, f64_lanes, __builtin_convertvector(xv, f64_lanes) - shift,                       \
                   (__builtin_convertvector(xv, f64_lanes) - shift) * (__builtin_convertvector(xv, f64_lanes) - shift)) \
     }                                                                                                     \
-    LANE_FUNCTION gradient_##SUFFIX(const struct opemu_bn_geometry *g, const T *x, const T *dy, T centre, \
-                                    T *sum_a, T *sum_b)                                                   \
+    TARGET static void gradient_##SUFFIX##_##ISA(const struct opemu_bn_geometry *g, const T *x, const T *dy, \
+                                                 T centre, T *sum_a, T *sum_b)                            \
     {                                                                                                     \
         LANE_WALK(T, TV, TV, gv, gv * (xv - centre))                                                      \
     }
@@ -126,7 +121,7 @@ static void forward_coefficients(double scale, double bias, double m, double i, 
                                     double *var)                                                          \
     {                                                                                                     \
         double shift = SHIFT_OF(x[0]), sd, sdd;                                                           \
-        moments_##SUFFIX(g, x, shift, &sd, &sdd);                                                         \
+        OPEMU_BY_ISA(moments_##SUFFIX##_)(g, x, shift, &sd, &sdd);                                        \
         finish_statistics((double)(g->images * g->spatial), shift, sd, sdd, mean, var);                   \
     }
 
@@ -205,7 +200,7 @@ static inline void stream_fence(void) {}
                 i = 1 / sqrt(var + eps);                                                                  \
             }                                                                                             \
             T centre = (T)m, s_dy, s_dyx;                                                                 \
-            gradient_##SUFFIX(g, xc, gc, centre, &s_dy, &s_dyx);                                          \
+            OPEMU_BY_ISA(gradient_##SUFFIX##_)(g, xc, gc, centre, &s_dy, &s_dyx);                         \
             double k[3];                                                                                  \
             gradient_coefficients(scale[c], m, i, (double)centre, (double)s_dy, (double)s_dyx, count, alpha, \
                                   &d_scale[c], &d_bias[c], k);                                            \
@@ -232,8 +227,8 @@ static inline void stream_fence(void) {}
             apply_##SUFFIX(g, x + c * g->x_channel, 0, y + c * g->out_channel, (T)0, (T)0, (T)a[c], (T)b[c]); \
     }
 
-DEFINE_LANE_SUMS(float, f32_lanes, f32)
-DEFINE_LANE_SUMS(double, f64_lanes, f64)
+OPEMU_FOR_EACH_ISA(DEFINE_LANE_SUMS, float, f32_lanes, f32)
+OPEMU_FOR_EACH_ISA(DEFINE_LANE_SUMS, double, f64_lanes, f64)
 DEFINE_STATISTICS(float, f32)
 DEFINE_STATISTICS(double, f64)
 DEFINE_APPLY(float, f32_pair, f32)

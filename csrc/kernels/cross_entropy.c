@@ -81,21 +81,26 @@ INLINE float exp_leaf(const float *row, int64_t n, float m)
     return sum;
 }
 
-VECTOR_CLONES static float exp_node(const float *row, int64_t n, float m)
-{
-    if (n <= 128)
-        return exp_leaf(row, n, m);
-    int64_t half = n / 2;
-    half -= half % 8;
-    return exp_node(row, half, m) + exp_node(row + half, n - half, m);
-}
+#define DEFINE_EXP_NODE(T, ISA, TARGET)                                                                   \
+    TARGET static T exp_node_##ISA(const T *row, int64_t n, T m)                                          \
+    {                                                                                                     \
+        if (n <= 128)                                                                                     \
+            return exp_leaf(row, n, m);                                                                   \
+        int64_t half = n / 2;                                                                             \
+        half -= half % 8;                                                                                 \
+        return exp_node_##ISA(row, half, m) + exp_node_##ISA(row + half, n - half, m);                    \
+    }
+
+OPEMU_FOR_EACH_ISA(DEFINE_EXP_NODE, float)
+
+typedef float (*exp_node_path)(const float *row, int64_t n, float m);
 
 /* Two passes a row where the reference makes six: rounding with the extremes, then the exps summed as they
  * are made. A row where exp_normal does not cover every logit - m (NaN, infinities, a span past 87) takes
  * the reference's steps through e[]. */
-VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
-                                      float *running_max, float *running_sum, const int64_t *target,
-                                      int64_t first_column, float *picked)
+INLINE void online_rows(exp_node_path exp_node, float *logits, int64_t rows, int64_t columns, int64_t ld,
+                        int round_bf16, float *running_max, float *running_sum, const int64_t *target,
+                        int64_t first_column, float *picked)
 {
     float e[OPEMU_EPILOGUE_COLUMNS];
     for (int64_t r = 0; r < rows; r++) {
@@ -121,16 +126,6 @@ VECTOR_CLONES static void online_rows(float *logits, int64_t rows, int64_t colum
         running_sum[r] = kept + (0.0f + sum);
         running_max[r] = m;
     }
-}
-
-int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
-                                float *running_max, float *running_sum, const int64_t *target, int64_t first_column,
-                                float *picked)
-{
-    if (rows < 0 || columns < 1 || columns > OPEMU_EPILOGUE_COLUMNS || ld < columns)
-        return -1;
-    online_rows(logits, rows, columns, ld, round_bf16, running_max, running_sum, target, first_column, picked);
-    return 0;
 }
 
 /* A softmax tile's row is a short run (a chunk's 2-4 KiB) a row of the whole BT x V matrix apart: too short for the
@@ -175,9 +170,9 @@ INLINE void gradient_rows(int softmax_given, int round_bf16, float *g, int64_t r
     }
 }
 
-VECTOR_CLONES static void gradient(int softmax_given, int round_bf16, float *g, int64_t rows, int64_t columns,
-                                   int64_t ld, const float *softmax, int64_t softmax_ld, const float *maximum,
-                                   const float *reciprocal, const int64_t *target, const float *grad)
+INLINE void gradient(int softmax_given, int round_bf16, float *g, int64_t rows, int64_t columns, int64_t ld,
+                     const float *softmax, int64_t softmax_ld, const float *maximum, const float *reciprocal,
+                     const int64_t *target, const float *grad)
 {
     if (softmax_given && round_bf16)
         gradient_rows(1, 1, g, rows, columns, ld, softmax, softmax_ld, maximum, reciprocal, target, grad);
@@ -189,12 +184,43 @@ VECTOR_CLONES static void gradient(int softmax_given, int round_bf16, float *g, 
         gradient_rows(0, 0, g, rows, columns, ld, softmax, softmax_ld, maximum, reciprocal, target, grad);
 }
 
+/* Each level's path: the row loops above inlined with its instructions */
+#define DEFINE_EPILOGUES(T, ISA, TARGET)                                                                  \
+    TARGET static void online_rows_##ISA(T *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16, \
+                                         T *running_max, T *running_sum, const int64_t *target,           \
+                                         int64_t first_column, T *picked)                                 \
+    {                                                                                                     \
+        online_rows(exp_node_##ISA, logits, rows, columns, ld, round_bf16, running_max, running_sum, target, \
+                    first_column, picked);                                                                \
+    }                                                                                                     \
+    TARGET static void gradient_##ISA(int softmax_given, int round_bf16, T *g, int64_t rows, int64_t columns, \
+                                      int64_t ld, const T *softmax, int64_t softmax_ld, const T *maximum, \
+                                      const T *reciprocal, const int64_t *target, const T *grad)          \
+    {                                                                                                     \
+        gradient(softmax_given, round_bf16, g, rows, columns, ld, softmax, softmax_ld, maximum, reciprocal, \
+                 target, grad);                                                                           \
+    }
+
+OPEMU_FOR_EACH_ISA(DEFINE_EPILOGUES, float)
+
+int opemu_kernel_online_max_sum(float *logits, int64_t rows, int64_t columns, int64_t ld, int round_bf16,
+                                float *running_max, float *running_sum, const int64_t *target, int64_t first_column,
+                                float *picked)
+{
+    if (rows < 0 || columns < 1 || columns > OPEMU_EPILOGUE_COLUMNS || ld < columns)
+        return -1;
+    OPEMU_BY_ISA(online_rows_)(logits, rows, columns, ld, round_bf16, running_max, running_sum, target, first_column,
+                               picked);
+    return 0;
+}
+
 int opemu_kernel_cross_entropy_gradient(float *g, int64_t rows, int64_t columns, int64_t ld, const float *softmax,
                                         int64_t softmax_ld, const float *maximum, const float *reciprocal,
                                         const int64_t *target, const float *grad, int round_bf16)
 {
     if (rows < 0 || columns < 1 || ld < columns || (softmax != 0 && softmax_ld < columns))
         return -1;
-    gradient(softmax != 0, round_bf16, g, rows, columns, ld, softmax, softmax_ld, maximum, reciprocal, target, grad);
+    OPEMU_BY_ISA(gradient_)(softmax != 0, round_bf16, g, rows, columns, ld, softmax, softmax_ld, maximum, reciprocal,
+                            target, grad);
     return 0;
 }

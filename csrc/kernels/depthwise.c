@@ -9,17 +9,17 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "kernels.h"
+#include "isa.h"
 
 #define LANES 16
 #define BLOCK 1024      /* positions of a row whose taps are summed together: their outputs stay in L1 */
 #define TAP_GROUP 32    /* taps whose source rows a block of outputs reads in one pass */
 #define IN_FLIGHT 4     /* blocks of outputs summed side by side (python/opemu/ops/mcdnn/conv_depthwise.py) */
 
-#define DEFINE_DEPTHWISE(T, SUFFIX)                                                                       \
-    __attribute__((target_clones("avx512f", "avx2", "default")))                                         \
-    static void taps_##SUFFIX(int64_t rows, int64_t taps, const int64_t *offsets, const T *w, int64_t w_row, \
-                              const T *in, int64_t in_row, T *out, int64_t out_row, int64_t m)             \
+#define DEFINE_DEPTHWISE(T, SUFFIX, ISA, TARGET)                                                          \
+    TARGET static void taps_##SUFFIX##_##ISA(int64_t rows, int64_t taps, const int64_t *offsets, const T *w, \
+                                             int64_t w_row, const T *in, int64_t in_row, T *out,          \
+                                             int64_t out_row, int64_t m)                                  \
     {                                                                                                     \
         for (int64_t r = 0; r < rows; r++) {                                                              \
             const T *wr = w + r * w_row, *ir = in + r * in_row;                                           \
@@ -39,17 +39,18 @@
         }                                                                                                 \
     }
 
-DEFINE_DEPTHWISE(float, f32)
-DEFINE_DEPTHWISE(double, f64)
+OPEMU_FOR_EACH_ISA(DEFINE_DEPTHWISE, float, f32)
+OPEMU_FOR_EACH_ISA(DEFINE_DEPTHWISE, double, f64)
 
 int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int64_t *offsets, const void *w,
                                 int64_t w_row, const void *in, int64_t in_row, void *out, int64_t out_row, int64_t m)
 {
     if (size == 4)
-        taps_f32(rows, taps, offsets, (const float *)w, w_row, (const float *)in, in_row, (float *)out, out_row, m);
+        OPEMU_BY_ISA(taps_f32_)(rows, taps, offsets, (const float *)w, w_row, (const float *)in, in_row, (float *)out,
+                                out_row, m);
     else if (size == 8)
-        taps_f64(rows, taps, offsets, (const double *)w, w_row, (const double *)in, in_row, (double *)out, out_row,
-                 m);
+        OPEMU_BY_ISA(taps_f64_)(rows, taps, offsets, (const double *)w, w_row, (const double *)in, in_row,
+                                (double *)out, out_row, m);
     else
         return -1;
     return 0;
@@ -100,13 +101,16 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
         const int64_t lines = (elements * (int64_t)sizeof(T) + 63) / 64;                                  \
         for (int64_t l = r * lines / rows; l < (r + 1) * lines / rows; l++)                               \
             __builtin_prefetch((const char *)plane + l * 64, 0, 3);                                       \
-    }                                                                                                     \
-    __attribute__((target_clones("avx512f", "avx2", "default")))                                         \
-    static void rows_##SUFFIX(int64_t images, int64_t channels, int64_t taps, const int64_t *source,      \
-                              const int64_t *shift, int64_t rows, int64_t width, const T *w, int64_t w_row,   \
-                              const T *src, int64_t src_image, int64_t src_channel, int64_t src_rows,      \
-                              int64_t src_width, T *out, int64_t out_image, int64_t out_channel, T *buf,   \
-                              int64_t left, int64_t pitch)                                                \
+    }
+
+/* Each level's path through the planes */
+#define DEFINE_DIRECT_PATHS(T, I, SUFFIX, ISA, TARGET)                                                    \
+    TARGET static void rows_##SUFFIX##_##ISA(int64_t images, int64_t channels, int64_t taps, const int64_t *source, \
+                                             const int64_t *shift, int64_t rows, int64_t width, const T *w, \
+                                             int64_t w_row, const T *src, int64_t src_image,              \
+                                             int64_t src_channel, int64_t src_rows, int64_t src_width, T *out, \
+                                             int64_t out_image, int64_t out_channel, T *buf, int64_t left, \
+                                             int64_t pitch)                                               \
     {                                                                                                     \
         const T *at[TAP_GROUP];                                                                           \
         clear_##SUFFIX(src_rows, pitch, buf);                                                             \
@@ -150,12 +154,12 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
                 }                                                                                         \
             }                                                                                             \
     }                                                                                                     \
-    __attribute__((target_clones("avx512f", "avx2", "default")))                                         \
-    static void filter_rows_##SUFFIX(int64_t images, int64_t channels, int64_t taps, const int64_t *source, \
-                                     const int64_t *shift, int64_t rows, int64_t width, const T *dy,        \
-                                     int64_t dy_image, int64_t dy_channel, const T *x, int64_t x_image,     \
-                                     int64_t x_channel, int64_t x_rows, int64_t x_width, T *lanes, T *buf,  \
-                                     int64_t left, int64_t pitch)                                           \
+    TARGET static void filter_rows_##SUFFIX##_##ISA(int64_t images, int64_t channels, int64_t taps,       \
+                                                    const int64_t *source, const int64_t *shift, int64_t rows, \
+                                                    int64_t width, const T *dy, int64_t dy_image,         \
+                                                    int64_t dy_channel, const T *x, int64_t x_image,      \
+                                                    int64_t x_channel, int64_t x_rows, int64_t x_width,   \
+                                                    T *lanes, T *buf, int64_t left, int64_t pitch)        \
     {                                                                                                     \
         const int64_t whole = width / LANES * LANES, tail = width - whole;                               \
         mask_##SUFFIX keep;                                 /* the tail block's lanes that hold positions */ \
@@ -200,6 +204,8 @@ int opemu_kernel_depthwise_taps(int size, int64_t rows, int64_t taps, const int6
 
 DEFINE_DIRECT(float, int32_t, f32)
 DEFINE_DIRECT(double, int64_t, f64)
+OPEMU_FOR_EACH_ISA(DEFINE_DIRECT_PATHS, float, int32_t, f32)
+OPEMU_FOR_EACH_ISA(DEFINE_DIRECT_PATHS, double, int64_t, f64)
 
 int opemu_kernel_depthwise_rows(int size, int64_t images, int64_t channels, int64_t taps, const int64_t *source,
                                 const int64_t *shift, int64_t rows, int64_t width, const void *w, int64_t w_row,
@@ -208,11 +214,11 @@ int opemu_kernel_depthwise_rows(int size, int64_t images, int64_t channels, int6
                                 int64_t left, int64_t pitch)
 {
     if (size == 4)
-        rows_f32(images, channels, taps, source, shift, rows, width, w, w_row, src, src_image, src_channel, src_rows,
-                 src_width, out, out_image, out_channel, buf, left, pitch);
+        OPEMU_BY_ISA(rows_f32_)(images, channels, taps, source, shift, rows, width, w, w_row, src, src_image,
+                                src_channel, src_rows, src_width, out, out_image, out_channel, buf, left, pitch);
     else if (size == 8)
-        rows_f64(images, channels, taps, source, shift, rows, width, w, w_row, src, src_image, src_channel, src_rows,
-                 src_width, out, out_image, out_channel, buf, left, pitch);
+        OPEMU_BY_ISA(rows_f64_)(images, channels, taps, source, shift, rows, width, w, w_row, src, src_image,
+                                src_channel, src_rows, src_width, out, out_image, out_channel, buf, left, pitch);
     else
         return -1;
     return 0;
@@ -225,11 +231,11 @@ int opemu_kernel_depthwise_filter_rows(int size, int64_t images, int64_t channel
                                        void *lanes, void *buf, int64_t left, int64_t pitch)
 {
     if (size == 4)
-        filter_rows_f32(images, channels, taps, source, shift, rows, width, dy, dy_image, dy_channel, x, x_image,
-                        x_channel, x_rows, x_width, lanes, buf, left, pitch);
+        OPEMU_BY_ISA(filter_rows_f32_)(images, channels, taps, source, shift, rows, width, dy, dy_image, dy_channel,
+                                       x, x_image, x_channel, x_rows, x_width, lanes, buf, left, pitch);
     else if (size == 8)
-        filter_rows_f64(images, channels, taps, source, shift, rows, width, dy, dy_image, dy_channel, x, x_image,
-                        x_channel, x_rows, x_width, lanes, buf, left, pitch);
+        OPEMU_BY_ISA(filter_rows_f64_)(images, channels, taps, source, shift, rows, width, dy, dy_image, dy_channel,
+                                       x, x_image, x_channel, x_rows, x_width, lanes, buf, left, pitch);
     else
         return -1;
     return 0;

@@ -5,25 +5,24 @@
  *   1.5*2^mant, r = (t - k*ln2_hi) - k*ln2_lo, Horner's e^r (Taylor to degree 7 in float, 13 in double),
  *   times 2^(k>>1), times 2^(k - (k>>1)) (the first product is exact, so subnormal results round once),
  *   and NaN for NaN.
- * Static inline: each includer's vector clones inline it with their own instructions (a helper compiled
- * once would be the baseline's SSE2 code). */
+ * Static inline: each includer's paths for the instruction-set levels (isa.h) inline it with their own
+ * instructions (a helper compiled once would be plain x86-64's SSE2 code). */
 #ifndef OPEMU_KERNELS_EXP_H
 #define OPEMU_KERNELS_EXP_H
 
 #include <stdint.h>
 #include <string.h>
 
+#include "isa.h"
+
 #define INLINE static inline __attribute__((always_inline))
 
-/* An includer's loops are cloned for AVX-512 and AVX2 (chosen at load time: 16 or 8 floats a vector where the
- * x86-64 baseline has 4). Clones run the same operations; -ffp-contract=off keeps FMA out. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) /* ifunc */
-#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+/* An includer's loops come in one path per level (16 or 8 floats a vector where plain x86-64 has 4), running the
+ * same operations; -ffp-contract=off keeps FMA out. */
+#if defined(__GNUC__) && !defined(__clang__)
 /* Without it GCC keeps the exp's selects as branches under AVX2 (a compare may raise a flag it must not
  * speculate); it changes no value (no reassociation, no contraction), and no caller reads the flags. */
 #pragma GCC optimize("no-trapping-math")
-#else
-#define VECTOR_CLONES
 #endif
 
 static const float EXP_TAYLOR_F32[] = {1.0f, 1.0f, 1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720,

@@ -11,6 +11,16 @@
 
 #include <stdint.h>
 
+/* Instruction-set levels of the kernels' paths, in order (csrc/kernels/isa.h; python/opemu/core/kernels.py names
+ * them): plain C; x86-64-v3 (AVX2, FMA); x86-64-v4 (AVX-512 F, BW, CD, DQ, VL); that and AVX512_BF16. */
+enum { OPEMU_ISA_PORTABLE = 0, OPEMU_ISA_BASELINE = 1, OPEMU_ISA_AVX512 = 2, OPEMU_ISA_AVX512_BF16 = 3 };
+
+/* The highest level this CPU has; the level the kernels use now; setting a ceiling (the level used is the lower
+ * of it and the CPU's, which is returned). Every level gives the same bits. */
+int opemu_kernel_cpu_isa(void);
+int opemu_kernel_isa(void);
+int opemu_kernel_set_isa(int ceiling);
+
 /* Activation modes, as mcdnnActivationMode_t numbers them. */
 enum {
     OPEMU_ACT_SIGMOID = 0,
@@ -236,8 +246,8 @@ int opemu_kernel_cross_entropy_gradient(float *g, int64_t rows, int64_t columns,
  * rounding per sum, where P_t[r][n] sums a[a_row[r] + a_at[t] + k] * b[b_at[t] + k * ldb + n] over
  * k < inner[t] as one chain of fused multiply-adds from +0 in k order (how the bundled OpenBLAS forms a
  * product whose inner dimension fits its K block); `b_transposed` reads b[b_at[t] + n * ldb + k] instead,
- * for inner[t] <= 128. c must not overlap a or b. Returns 0, -1 on a CPU without AVX-512 (the caller runs
- * BLAS), or -2 for a transposed term past 128. */
+ * for inner[t] <= 128. c must not overlap a or b. Returns 0, -1 below the baseline level (no path: the caller
+ * runs BLAS), or -2 for a transposed term past 128. */
 int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int64_t *inner, const float *a,
                             const int64_t *a_row, const int64_t *a_at, const float *b, const int64_t *b_at,
                             int64_t ldb, int b_transposed, float *c, int64_t ldc, int accumulate);
@@ -248,7 +258,6 @@ int opemu_kernel_chain_sums(int64_t rows, int64_t cols, int64_t terms, const int
  * panel `pairs` × its width words, [pair][row or column], zero past the matrix. */
 enum { OPEMU_BF16_PANEL_ROWS = 12, OPEMU_BF16_PANEL_COLS = 32, OPEMU_BF16_BLOCK_PAIRS = 256 };
 enum { OPEMU_BF16_FROM_BF16 = 0, OPEMU_BF16_FROM_FLOAT = 1 };
-enum { OPEMU_BF16_TILES_BEST = 0, OPEMU_BF16_TILES_FMA = 1, OPEMU_BF16_TILES_PORTABLE = 2 };
 
 /* Packs element (j, k) of a count × inner matrix, at src + j*count_stride + k*inner_stride (elements of bf16, or
  * of fp32 holding bf16 values, whose high halves are taken: `source`), into pairs [first_pair, first_pair +
@@ -260,20 +269,17 @@ int opemu_kernel_bf16_pack(const void *src, int source, int64_t count, int64_t i
 
 /* c (m × n, row pitch ldc) = (accumulate ? c : +0) + one fp32 sum per block of OPEMU_BF16_BLOCK_PAIRS pairs, in
  * block order, each a chain from +0 that adds each pair's odd product and then its even one by fused multiply-
- * adds, each result below 2^-126 made a zero of its sign (the bf16 dot product instruction's arithmetic).
- * `tiles`: OPEMU_BF16_TILES_BEST (that instruction where the CPU has it), or the FMA or portable tiles (tests).
- * Returns 0, or -1 for a negative size, ldc below n or another `tiles`. */
-int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, int tiles,
-                              float *c, int64_t ldc, int accumulate);
+ * adds, each result below 2^-126 made a zero of its sign (the bf16 dot product instruction's arithmetic, which
+ * runs it from the level avx512bf16 on). Returns 0, -1 for a negative size or ldc below n, or -2 when the
+ * baseline level's scratch (a B panel widened to fp32) cannot be allocated. */
+int opemu_kernel_bf16_product(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b, float *c,
+                              int64_t ldc, int accumulate);
 
 /* The same product from +0, each element then rounded to bf16 (to nearest, ties to even) into c (bf16 bits, row
  * pitch ldc). A NaN the sums make has its quiet bit set and nothing below bit 16 (the operands' NaNs are bf16s
  * and the CPU's own has no payload), so rounding keeps it the NaN a cast gives. Returns as the above. */
 int opemu_kernel_bf16_product_rounded(int64_t m, int64_t n, int64_t pairs, const uint32_t *a, const uint32_t *b,
-                                      int tiles, uint16_t *c, int64_t ldc);
-
-/* 1 when this CPU has the bf16 dot product instruction (AVX512_BF16). */
-int opemu_kernel_bf16_dot_available(void);
+                                      uint16_t *c, int64_t ldc);
 
 /* ---- transposing copy (csrc/kernels/transpose.c) ----
  * For p < planes, r < rows, c < cols: dst[p*dst_plane + c*dst_row + r] = src[p*src_plane + r*src_row +
@@ -293,10 +299,11 @@ int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const v
 void opemu_kernel_row_sums(int pieces, int64_t rows, int64_t n, const float *x, int64_t stride, float *out);
 
 /* ---- kernel threads (csrc/kernels/pool.c) ----
- * piece(job, i, lo, hi) over `pieces` near-equal parts of [0, count) (part i: [count*i/pieces,
- * count*(i+1)/pieces)), part 0 on the caller, the others on the pool's workers; returns when all are done. Runs
- * the whole range as part 0 on the caller when the pool is busy (another caller's job, or a part that splits
- * again) or no thread can start. i < pieces always (a part's own scratch: slot i of `pieces`). */
+ * piece(job, i, lo, hi) over near-equal chunks of [0, count), up to four a thread (chunk c of k: [count*c/k,
+ * count*(c+1)/k)), which `pieces` threads claim in order as each finishes one: the caller (i = 0) and the pool's
+ * workers (i = 1 .. pieces - 1); returns when all are done. Runs the whole range as one chunk on the caller when
+ * the pool is busy (another caller's job, or a chunk that splits again) or no thread can start. i < pieces always
+ * (a thread's own scratch: slot i of `pieces`, which its chunks use one after another). */
 typedef void (*opemu_piece)(const void *job, int index, int64_t lo, int64_t hi);
 void opemu_pool_split(int pieces, int64_t count, opemu_piece piece, const void *job);
 

@@ -1,4 +1,5 @@
 /* Copies whose stores bypass the caches (nontemporal.h). */
+#include "isa.h"
 #include "nontemporal.h"
 
 #include <stdint.h>
@@ -6,12 +7,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#if OPEMU_X86
 #include <immintrin.h>
 #endif
 
-/* The whole 64-byte lines of a copy to a line-aligned `to`; returns the bytes copied */
-#if defined(__x86_64__) && defined(__GNUC__)
+/* The whole 64-byte lines of a copy to a line-aligned `to` (at the level in use); returns the bytes copied */
+#if OPEMU_X86
 __attribute__((target("avx512f"))) static size_t lines_avx512(char *to, const char *from, size_t bytes)
 {
     size_t i = 0;
@@ -19,13 +20,25 @@ __attribute__((target("avx512f"))) static size_t lines_avx512(char *to, const ch
         _mm512_stream_si512((__m512i *)(to + i), _mm512_loadu_si512(from + i));
     return i;
 }
+
+OPEMU_TARGET_BASELINE static size_t lines_baseline(char *to, const char *from, size_t bytes)
+{
+    size_t i = 0;
+    for (; i + 64 <= bytes; i += 64) {
+        _mm256_stream_si256((__m256i *)(to + i), _mm256_loadu_si256((const __m256i *)(from + i)));
+        _mm256_stream_si256((__m256i *)(to + i + 32), _mm256_loadu_si256((const __m256i *)(from + i + 32)));
+    }
+    return i;
+}
 #endif
 
 static size_t lines(char *to, const char *from, size_t bytes)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("avx512f"))
+#if OPEMU_X86
+    if (opemu_isa() >= OPEMU_ISA_AVX512)
         return lines_avx512(to, from, bytes);
+    if (opemu_isa() >= OPEMU_ISA_BASELINE)
+        return lines_baseline(to, from, bytes);
 #endif
     size_t i = 0;
 #if defined(__SSE2__)

@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 /* to[0..bytes) = from[0..bytes): plain stores up to to's next cache line and after its last whole one,
- * non-temporal ones between (a line at a time where the CPU has AVX-512, else 16 bytes: the 16-byte stores
- * cost softmax backward a tenth of its time on this host's EPYC) */
+ * non-temporal ones between (a line at a time with AVX-512, half a line with AVX2, else 16 bytes: the 16-byte
+ * stores cost softmax backward a tenth of its time on an EPYC with AVX-512) */
 void opemu_nontemporal_copy(void *to, const void *from, size_t bytes);
 /* orders the non-temporal stores before what follows (another thread may read the output next) */
 void opemu_nontemporal_fence(void);

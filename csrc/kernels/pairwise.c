@@ -6,8 +6,8 @@
  * NumPy (2.x) adds the pairwise sum of a whole row to +0: below 8 elements a plain running sum from +0;
  * up to 128 eight running sums (element i into sum i mod 8), combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)),
  * then the tail in order; longer runs split in two halves (the first a multiple of 8 long) summed apart
- * and added. The eight running sums are one vector register: the leaves are cloned for AVX2 and AVX-512. */
-#include "kernels.h"
+ * and added. The eight running sums are one vector register: the leaves have a path per level (isa.h). */
+#include "isa.h"
 #include "pairwise.h"
 
 #define PAIRWISE_BLOCK 128
@@ -25,10 +25,9 @@
         sum += a[k];
 
 /* A leaf's eight sums form one add chain; two sibling leaves (a node of 129..256 terms) may walk together,
- * two independent chains, each in its own order: the bits of two separate walks. */
-#define DEFINE_PAIRWISE(name, type)                                                        \
-    __attribute__((target_clones("avx512f", "avx2", "default")))                           \
-    static type name##_leaf(const type *a, int64_t n)                                      \
+ * two independent chains, each in its own order: the bits of two separate walks. One path per level (isa.h). */
+#define DEFINE_PAIRWISE(name, type, ISA, TARGET)                                           \
+    TARGET static type name##_leaf_##ISA(const type *a, int64_t n)                         \
     {                                                                                      \
         if (n < 8) {                                                                       \
             type sum = 0;                                                                  \
@@ -44,8 +43,7 @@
         LEAF_END(type, r, a, n, sum)                                                       \
         return sum;                                                                        \
     }                                                                                      \
-    __attribute__((target_clones("avx512f", "avx2", "default")))                           \
-    static type name##_leaves(const type *a, int64_t n, const type *b, int64_t m)          \
+    TARGET static type name##_leaves_##ISA(const type *a, int64_t n, const type *b, int64_t m) \
     {                                                                                      \
         type r[8], t[8];                                                                   \
         LEAF_START(r, a)                                                                   \
@@ -67,20 +65,29 @@
     }                                                                                      \
     /* siblings: two sibling leaves walk together (two chains in flight: rows in cache, the fused kernels'); \
      * else leaf after leaf, one stream (rows streamed from memory, opemu_kernel_row_sums). */        \
-    static type name##_node(const type *a, int64_t n, int siblings)                       \
+    static type name##_node_##ISA(const type *a, int64_t n, int siblings)                  \
     {                                                                                      \
         if (n <= PAIRWISE_BLOCK)                                                           \
-            return name##_leaf(a, n);                                                      \
+            return name##_leaf_##ISA(a, n);                                                \
         int64_t half = n / 2;                                                              \
         half -= half % 8;                                                                  \
         if (siblings && n - half <= PAIRWISE_BLOCK) /* both halves leaves of >= 64 terms */ \
-            return name##_leaves(a, half, a + half, n - half);                             \
-        return name##_node(a, half, siblings) + name##_node(a + half, n - half, siblings); \
-    }                                                                                      \
-    type name(const type *a, int64_t n) { return name##_node(a, n, 1); }
+            return name##_leaves_##ISA(a, half, a + half, n - half);                       \
+        return name##_node_##ISA(a, half, siblings) + name##_node_##ISA(a + half, n - half, siblings); \
+    }
 
-DEFINE_PAIRWISE(opemu_pairwise_float, float)
-DEFINE_PAIRWISE(opemu_pairwise_double, double)
+OPEMU_FOR_EACH_ISA(DEFINE_PAIRWISE, opemu_pairwise_float, float)
+OPEMU_FOR_EACH_ISA(DEFINE_PAIRWISE, opemu_pairwise_double, double)
+
+float opemu_pairwise_float(const float *a, int64_t n)
+{
+    return OPEMU_BY_ISA(opemu_pairwise_float_node_)(a, n, 1);
+}
+
+double opemu_pairwise_double(const double *a, int64_t n)
+{
+    return OPEMU_BY_ISA(opemu_pairwise_double_node_)(a, n, 1);
+}
 
 /* Row after row, leaf after leaf: one stream. On this host's EPYC (4096x4096, two threads) that took
  * 1.6 ms; eight rows walked together with software prefetch 2.6 ms (2.3 without the prefetch), sibling
@@ -95,8 +102,9 @@ struct row_sums_job {
 static void row_sums_piece(const void *job, int index, int64_t lo, int64_t hi)
 {
     const struct row_sums_job *j = job;
+    float (*const node)(const float *, int64_t, int) = OPEMU_BY_ISA(opemu_pairwise_float_node_);
     for (int64_t r = lo; r < hi; r++)
-        j->out[r] = 0.0f + opemu_pairwise_float_node(j->x + r * j->stride, j->n, 0);
+        j->out[r] = 0.0f + node(j->x + r * j->stride, j->n, 0);
 }
 
 void opemu_kernel_row_sums(int pieces, int64_t rows, int64_t n, const float *x, int64_t stride, float *out)

@@ -7,8 +7,13 @@
  * as OpenMP runtimes do: a kernel that follows another within that time starts at once on every core.
  *
  * One job at a time: a caller that finds the pool busy (another Python thread's kernel, or a piece that
- * splits again) runs all its pieces itself. Pieces are fixed by (count, pieces) alone, never by timing,
- * so results do not depend on which thread ran what. A child process after fork() starts a pool of its own. */
+ * splits again) runs all its pieces itself. A child process after fork() starts a pool of its own.
+ *
+ * The range goes out in CHUNKS_PER_PIECE chunks a thread, each thread claiming the next as it finishes one: a
+ * thread whose core another process's threads share (torch's OpenMP workers, OpenBLAS's, spinning after their
+ * calls) takes fewer, where fixed halves left the call waiting for the slow one. The chunks are fixed by
+ * (count, pieces) alone, and a kernel's results do not depend on which thread ran a chunk: its `index` only
+ * names the thread's scratch. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -24,6 +29,7 @@
 
 enum { MAX_WORKERS = 256 };
 #define SPIN_NS 200000   /* 0.2 ms: longer than the gaps between a call's kernels, short beside any GEMM */
+#define CHUNKS_PER_PIECE 4
 
 static pthread_mutex_t submit_lock = PTHREAD_MUTEX_INITIALIZER;   /* held by the one caller at work */
 static pthread_mutex_t sleep_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -37,9 +43,10 @@ static uint64_t start_generation;     /* generation when the workers started las
 static struct {
     opemu_piece piece;
     const void *job;
-    int64_t count;
+    int64_t count, chunks;
     int pieces;
 } current;
+static _Atomic int64_t next_chunk;   /* the current job's next unclaimed chunk */
 
 static uint64_t now_ns(void)
 {
@@ -48,11 +55,15 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* Chunks of the current job as thread `index` claims them */
 static void run_piece(int index)
 {
-    int64_t lo = current.count * index / current.pieces, hi = current.count * (index + 1) / current.pieces;
-    if (lo < hi)
-        current.piece(current.job, index, lo, hi);
+    int64_t c;
+    while ((c = atomic_fetch_add_explicit(&next_chunk, 1, memory_order_relaxed)) < current.chunks) {
+        int64_t lo = current.count * c / current.chunks, hi = current.count * (c + 1) / current.chunks;
+        if (lo < hi)
+            current.piece(current.job, index, lo, hi);
+    }
     opemu_nontemporal_fence();   /* a piece's streaming stores are done before the job is */
 }
 
@@ -150,6 +161,8 @@ void opemu_pool_split(int pieces, int64_t count, opemu_piece piece, const void *
     current.job = job;
     current.count = count;
     current.pieces = pieces;
+    current.chunks = count < (int64_t)pieces * CHUNKS_PER_PIECE ? count : (int64_t)pieces * CHUNKS_PER_PIECE;
+    atomic_store_explicit(&next_chunk, 0, memory_order_relaxed);
     atomic_store_explicit(&finished, 0, memory_order_relaxed);
     pthread_mutex_lock(&sleep_lock);
     atomic_fetch_add_explicit(&generation, 1, memory_order_release);

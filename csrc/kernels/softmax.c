@@ -137,9 +137,8 @@ static int64_t position_block(int64_t size, int64_t channels)
         }                                                                                                 \
     }                                                                                                     \
     /* the helpers inlined with `log` a constant: a loop per algorithm, not both blended in one */        \
-    VECTOR_CLONES static void backward_##SUFFIX(int log, int channel, int streaming, const T *y, const T *dy, \
-                                                T *dx, T *total, int64_t images, int64_t channels,        \
-                                                int64_t n)                                                \
+    INLINE void backward_##SUFFIX(int log, int channel, int streaming, const T *y, const T *dy, T *dx,    \
+                                  T *total, int64_t images, int64_t channels, int64_t n)                  \
     {                                                                                                     \
         if (log)                                                                                          \
             images_##SUFFIX(1, channel, streaming, y, dy, dx, total, images, channels, n);                \
@@ -245,9 +244,8 @@ enum { SOFTMAX_FAST = 0, SOFTMAX_ACCURATE = 1, SOFTMAX_LOG = 2 };
                 log_image_##SUFFIX(channel, x, y, maximum, total, channels, n);                           \
     }                                                                                                     \
     /* the helpers inlined with the algorithm and the mode constants */                                   \
-    VECTOR_CLONES static void forward_##SUFFIX(int algo, int channel, int phase, const T *x, T *y,        \
-                                               T *maximum, T *total, int64_t images, int64_t channels,    \
-                                               int64_t n)                                                 \
+    INLINE void forward_##SUFFIX(int algo, int channel, int phase, const T *x, T *y, T *maximum, T *total, \
+                                 int64_t images, int64_t channels, int64_t n)                             \
     {                                                                                                     \
         for (int a = SOFTMAX_FAST; a <= SOFTMAX_LOG; a++)                                                 \
             for (int ch = 0; ch <= 1; ch++)                                                               \
@@ -258,6 +256,22 @@ enum { SOFTMAX_FAST = 0, SOFTMAX_ACCURATE = 1, SOFTMAX_LOG = 2 };
 DEFINE_SOFTMAX_FORWARD(float, F32)
 DEFINE_SOFTMAX_FORWARD(double, F64)
 
+/* Each level's path: both directions inlined with its instructions */
+#define DEFINE_SOFTMAX_PATHS(T, SUFFIX, ISA, TARGET)                                                      \
+    TARGET static void backward_##SUFFIX##_##ISA(int log, int channel, int streaming, const T *y, const T *dy, \
+                                                 T *dx, T *total, int64_t images, int64_t channels, int64_t n) \
+    {                                                                                                     \
+        backward_##SUFFIX(log, channel, streaming, y, dy, dx, total, images, channels, n);                \
+    }                                                                                                     \
+    TARGET static void forward_##SUFFIX##_##ISA(int algo, int channel, int phase, const T *x, T *y, T *maximum, \
+                                                T *total, int64_t images, int64_t channels, int64_t n)    \
+    {                                                                                                     \
+        forward_##SUFFIX(algo, channel, phase, x, y, maximum, total, images, channels, n);                \
+    }
+
+OPEMU_FOR_EACH_ISA(DEFINE_SOFTMAX_PATHS, float, F32)
+OPEMU_FOR_EACH_ISA(DEFINE_SOFTMAX_PATHS, double, F64)
+
 int opemu_kernel_softmax_forward(int size, int algo, int channel, int phase, const void *x, void *y, void *maximum,
                                  void *total, int64_t images, int64_t channels, int64_t spatial)
 {
@@ -265,11 +279,11 @@ int opemu_kernel_softmax_forward(int size, int algo, int channel, int phase, con
         algo > SOFTMAX_LOG || phase < 0 || phase > 1 || (phase == 1 && algo != SOFTMAX_LOG))
         return -1;
     if (size == 4)
-        forward_F32(algo, channel != 0, phase, (const float *)x, (float *)y, (float *)maximum, (float *)total, images,
-                    channels, spatial);
+        OPEMU_BY_ISA(forward_F32_)(algo, channel != 0, phase, (const float *)x, (float *)y, (float *)maximum,
+                                   (float *)total, images, channels, spatial);
     else if (size == 8)
-        forward_F64(algo, channel != 0, phase, (const double *)x, (double *)y, (double *)maximum, (double *)total,
-                    images, channels, spatial);
+        OPEMU_BY_ISA(forward_F64_)(algo, channel != 0, phase, (const double *)x, (double *)y, (double *)maximum,
+                                   (double *)total, images, channels, spatial);
     else
         return -1;
     return 0;
@@ -288,11 +302,13 @@ static void softmax_backward_piece(const void *job, int index, int64_t lo, int64
     int64_t off = lo * j->channels * j->spatial * j->size;
     char *total = j->total + index * j->per * j->size;
     if (j->size == 4)
-        backward_F32(j->log, j->channel, j->streaming, (const float *)(j->y + off), (const float *)(j->dy + off),
-                     (float *)(j->dx + off), (float *)total, hi - lo, j->channels, j->spatial);
+        OPEMU_BY_ISA(backward_F32_)(j->log, j->channel, j->streaming, (const float *)(j->y + off),
+                                    (const float *)(j->dy + off), (float *)(j->dx + off), (float *)total, hi - lo,
+                                    j->channels, j->spatial);
     else
-        backward_F64(j->log, j->channel, j->streaming, (const double *)(j->y + off), (const double *)(j->dy + off),
-                     (double *)(j->dx + off), (double *)total, hi - lo, j->channels, j->spatial);
+        OPEMU_BY_ISA(backward_F64_)(j->log, j->channel, j->streaming, (const double *)(j->y + off),
+                                    (const double *)(j->dy + off), (double *)(j->dx + off), (double *)total, hi - lo,
+                                    j->channels, j->spatial);
 }
 
 int opemu_kernel_softmax_backward(int pieces, int size, int log, int channel, int streaming, const void *y,

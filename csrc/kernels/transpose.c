@@ -3,14 +3,10 @@
  * widened to fp32 with H as its rows (python/opemu/ops/aclnn/_vocab_parallel.py, to_f32_transposed). NumPy's
  * copy walks one side with a large stride and runs a quarter (a twentieth, casting) as fast. Copies: the
  * bits are the source's, widened exactly. */
-#include "kernels.h"
+#include "isa.h"
 #include "widen.h"
 #include "transpose16.h"
-#if defined(__x86_64__) && defined(__GNUC__)
-#define WIDEN_IN_REGISTERS 1
-#else
-#define WIDEN_IN_REGISTERS 0
-#endif
+#include "transpose8.h"
 
 #define TILE 16
 
@@ -60,16 +56,32 @@ int opemu_kernel_transpose(int size, int64_t planes, int64_t rows, int64_t cols,
 DEFINE_WIDEN_BLOCK(F16, opemu_half_to_float)
 DEFINE_WIDEN_BLOCK(BF16, opemu_bf16_to_float)
 
-#if WIDEN_IN_REGISTERS
-/* A 16 × 16 bf16 tile: each row widened in a register (the bits moved up by 16), then transposed there. */
-__attribute__((target("avx512f"))) static void widen_tile_bf16(const uint16_t *src, int64_t src_row, float *dst,
-                                                              int64_t dst_row)
+#if OPEMU_X86
+/* A 16 × 16 bf16 tile: each row widened in a register (the bits moved up by 16), then transposed there; with
+ * AVX2 as four 8 x 8 tiles. */
+__attribute__((target("avx512f"))) static void widen_tile_bf16_avx512(const uint16_t *src, int64_t src_row,
+                                                                     float *dst, int64_t dst_row)
 {
     __m512i r[16];
     for (int i = 0; i < 16; i++)
         r[i] = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(src + i * src_row))),
                                  16);
     opemu_transpose16_store(r, dst, dst_row);
+}
+
+OPEMU_TARGET_BASELINE static void widen_tile_bf16_baseline(const uint16_t *src, int64_t src_row, float *dst,
+                                                           int64_t dst_row)
+{
+    for (int r0 = 0; r0 < WIDEN_TILE; r0 += 8)
+        for (int c0 = 0; c0 < WIDEN_TILE; c0 += 8) {
+            __m256i r[8];
+            for (int i = 0; i < 8; i++)
+                r[i] = _mm256_slli_epi32(
+                    _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + (r0 + i) * src_row + c0))), 16);
+            opemu_transpose8(r);
+            for (int j = 0; j < 8; j++)
+                _mm256_storeu_si256((__m256i *)(dst + (c0 + j) * dst_row + r0), r[j]);
+        }
 }
 #endif
 
@@ -79,16 +91,19 @@ int opemu_kernel_widen_transposed(int dtype, int64_t rows, int64_t cols, const v
     const uint16_t *s = src;
     if (dtype != 1 && dtype != 2)
         return -1;
-#if WIDEN_IN_REGISTERS
-    int tiles = dtype == 2 && __builtin_cpu_supports("avx512f");
+#if OPEMU_X86
+    void (*tile)(const uint16_t *, int64_t, float *, int64_t) =
+        dtype != 2 ? NULL
+        : opemu_isa() >= OPEMU_ISA_AVX512 ? widen_tile_bf16_avx512
+        : opemu_isa() >= OPEMU_ISA_BASELINE ? widen_tile_bf16_baseline : NULL;
 #endif
     for (int64_t r0 = 0; r0 < rows; r0 += WIDEN_TILE)
         for (int64_t c0 = 0; c0 < cols; c0 += WIDEN_TILE) {
             int64_t r1 = r0 + WIDEN_TILE < rows ? r0 + WIDEN_TILE : rows;
             int64_t c1 = c0 + WIDEN_TILE < cols ? c0 + WIDEN_TILE : cols;
-#if WIDEN_IN_REGISTERS
-            if (tiles && r1 - r0 == WIDEN_TILE && c1 - c0 == WIDEN_TILE) {
-                widen_tile_bf16(s + r0 * src_row + c0, src_row, dst + c0 * dst_row + r0, dst_row);
+#if OPEMU_X86
+            if (tile && r1 - r0 == WIDEN_TILE && c1 - c0 == WIDEN_TILE) {
+                tile(s + r0 * src_row + c0, src_row, dst + c0 * dst_row + r0, dst_row);
                 continue;
             }
 #endif

@@ -45,8 +45,9 @@ static mcdnnStatus_t store_filter(struct mcdnnFilterStruct *d, mcdnnDataType_t d
         if (elements > MAX_ELEMENTS)
             return FAIL(MCDNN_STATUS_NOT_SUPPORTED, "%s: the filter exceeds 2 Giga-elements", api);
     }
-    if (format == MCDNN_TENSOR_NCHW_VECT_C)
-        return FAIL(MCDNN_STATUS_NOT_SUPPORTED, "%s: MCDNN_TENSOR_NCHW_VECT_C filters are not supported by opemu", api);
+    mcdnnStatus_t rc = opemu_mcdnn_vect_check(dataType, format, nbDims, dims, api);
+    if (rc)
+        return rc;
     d->dataType = dataType;
     d->format = format;
     d->nbDims = nbDims;
@@ -138,7 +139,7 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetFilterSizeInBytes(const mcdnnFilterDescriptor
         return FAIL(MCDNN_STATUS_BAD_PARAM, "%s: the descriptor was never set", api);
     size_t bytes = (size_t)opemu_mcdnn_element_size(d->dataType);
     for (int i = 0; i < d->nbDims; i++)
-        bytes *= (size_t)d->dimA[i];
+        bytes *= (size_t)opemu_mcdnn_vect_extent(d->dataType, i, d->dimA[i]);
     *size = bytes;
     return MCDNN_STATUS_SUCCESS;
 }

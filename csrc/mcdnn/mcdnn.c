@@ -238,12 +238,15 @@ static mcdnnStatus_t store_tensor(struct mcdnnTensorStruct *d, mcdnnDataType_t d
             return bad_param("%s: dimension %d is %d: every dimension must be positive", api, i, dims[i]);
         if (strides[i] < 0)
             return bad_param("%s: stride %d is %d: strides must not be negative", api, i, strides[i]);
-        elements *= dims[i];
+        elements *= opemu_mcdnn_vect_extent(dataType, i, dims[i]);
         if (elements > MAX_ELEMENTS) {
             opemu_error_message(MCDNN_STATUS_NOT_SUPPORTED, "the tensor exceeds 2 Giga-elements");
             return MCDNN_STATUS_NOT_SUPPORTED;
         }
     }
+    mcdnnStatus_t rc = opemu_mcdnn_vect_channels(dataType, nbDims, dims, api);
+    if (rc)
+        return rc;
     d->dataType = dataType;
     d->nbDims = nbDims;
     for (int i = 0; i < MCDNN_DIM_MAX; i++) {
@@ -254,10 +257,14 @@ static mcdnnStatus_t store_tensor(struct mcdnnTensorStruct *d, mcdnnDataType_t d
     return MCDNN_STATUS_SUCCESS;
 }
 
-/* Packed strides of `format` (NCHW: row-major; NHWC: channels innermost, then the spatial dims). */
-static mcdnnStatus_t packed_strides(mcdnnTensorFormat_t format, int nbDims, const int *dims, int *strides,
-                                    const char *api)
+/* Packed strides of `format` (NCHW: row-major; NHWC: channels innermost, then the spatial dims; NCHW_VECT_C:
+ * row-major over vectors of channels, mcdnn/vector_formats.c). */
+static mcdnnStatus_t packed_strides(mcdnnTensorFormat_t format, mcdnnDataType_t dataType, int nbDims, const int *dims,
+                                    int *strides, const char *api)
 {
+    mcdnnStatus_t rc = opemu_mcdnn_vect_check(dataType, format, nbDims, dims, api);
+    if (rc || format == MCDNN_TENSOR_NCHW_VECT_C)
+        return rc ? rc : opemu_mcdnn_vect_strides(dataType, nbDims, dims, strides, api);
     if (format == MCDNN_TENSOR_NCHW) {
         long long s = 1;
         for (int i = nbDims - 1; i >= 0; i--) {
@@ -277,10 +284,6 @@ static mcdnnStatus_t packed_strides(mcdnnTensorFormat_t format, int nbDims, cons
         strides[0] = (int)s;
         return MCDNN_STATUS_SUCCESS;
     }
-    if (format == MCDNN_TENSOR_NCHW_VECT_C) {
-        opemu_error_message(MCDNN_STATUS_NOT_SUPPORTED, "MCDNN_TENSOR_NCHW_VECT_C tensors are not supported by opemu");
-        return MCDNN_STATUS_NOT_SUPPORTED;
-    }
     return bad_param("%s: invalid mcdnnTensorFormat_t %d", api, (int)format);
 }
 
@@ -296,7 +299,7 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnSetTensor4dDescriptor(mcdnnTensorDescriptor_t te
         return bad_param("%s: invalid mcdnnTensorFormat_t %d", api, (int)format);
     if (element_size(dataType) == 0)
         return bad_param("%s: invalid mcdnnDataType_t %d", api, (int)dataType);
-    mcdnnStatus_t rc = packed_strides(format, 4, dims, strides, api);
+    mcdnnStatus_t rc = packed_strides(format, dataType, 4, dims, strides, api);
     return rc ? rc : store_tensor(d, dataType, 4, dims, strides, api);
 }
 
@@ -375,7 +378,7 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnSetTensorNdDescriptorEx(mcdnnTensorDescriptor_t 
     if (element_size(dataType) == 0)
         return bad_param("%s: invalid mcdnnDataType_t %d", api, (int)dataType);
     int strides[MCDNN_DIM_MAX];
-    rc = packed_strides(format, nbDims, dimA, strides, api);
+    rc = packed_strides(format, dataType, nbDims, dimA, strides, api);
     return rc ? rc : store_tensor(d, dataType, nbDims, dimA, strides, api);
 }
 
@@ -415,7 +418,8 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnGetTensorSizeInBytes(const mcdnnTensorDescriptor
         return bad_param("%s: the descriptor was never set", api);
     unsigned long long last = 0;
     for (int i = 0; i < d->nbDims; i++)
-        last += (unsigned long long)(d->dimA[i] - 1) * (unsigned long long)d->strideA[i];
+        last += (unsigned long long)(opemu_mcdnn_vect_extent(d->dataType, i, d->dimA[i]) - 1) *
+                (unsigned long long)d->strideA[i];
     *size = (size_t)((last + 1) * (unsigned long long)element_size((mcdnnDataType_t)d->dataType));
     return MCDNN_STATUS_SUCCESS;
 }

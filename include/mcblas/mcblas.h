@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include "../common/library_types.h"
 #include "../common/mcComplex.h"
 #include "../common/maca_fp16.h"

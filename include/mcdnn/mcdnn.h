@@ -1,9 +1,11 @@
 /* mcDNN (opemu): the umbrella header, <mcdnn/mcdnn.h> (or <mcdnn.h> with -I$MACA_PATH/include/mcdnn).
- * It includes every sub-library's header, as cuDNN 8's cudnn.h does. */
+ * It includes every sub-library's header, as cuDNN 8's cudnn.h does. Like cuDNN's headers, which include
+ * cuda_runtime.h, every mcDNN and mcBLAS header includes the whole runtime header (mc_runtime.h): a C++
+ * program that includes only <mcdnn.h> gets the typed overloads, mcMalloc(&floatPtr, n) among them. */
 #ifndef MCDNN_H_
 #define MCDNN_H_
 
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include <stdint.h>
 
 #include "mcdnn_version.h"

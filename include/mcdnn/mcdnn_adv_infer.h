@@ -1,5 +1,6 @@
-/* mcDNN adv_infer (opemu): RNN, sequence-data and multi-head attention inference. Declared so that programs
- * compile and link; opemu does not emulate these routines (each answers MCDNN_STATUS_NOT_SUPPORTED).
+/* mcDNN adv_infer (opemu): RNN, sequence-data and multi-head attention inference (the v8 RNN API and attention
+ * are emulated; the legacy per-step-descriptor RNN routines, persistent plans and RNN algorithm searches
+ * answer MCDNN_STATUS_NOT_SUPPORTED).
  *
  * Prototypes and values are cuDNN 8.9's renamed (cudnn -> mcdnn, CUDNN_ -> MCDNN_, cudaStream_t ->
  * mcStream_t): reference surface/mcdnn.tsv. */
@@ -8,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include "mcdnn_version.h"
 #include "mcdnn_ops_infer.h"
 

@@ -1,5 +1,5 @@
-/* mcDNN adv_train (opemu): RNN, attention and CTC-loss training. Declared so that programs compile and link;
- * opemu does not emulate these routines (each answers MCDNN_STATUS_NOT_SUPPORTED).
+/* mcDNN adv_train (opemu): RNN, attention and CTC-loss training (the v8 RNN routines, attention and both CTC
+ * losses are emulated; the legacy RNN routines and their algorithm searches answer MCDNN_STATUS_NOT_SUPPORTED).
  *
  * Prototypes and values are cuDNN 8.9's renamed (cudnn -> mcdnn, CUDNN_ -> MCDNN_, cudaStream_t ->
  * mcStream_t): reference surface/mcdnn.tsv. */
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include "mcdnn_version.h"
 #include "mcdnn_ops_infer.h"
 #include "mcdnn_ops_train.h"

@@ -1,6 +1,6 @@
-/* mcDNN backend (opemu): the graph API's descriptor types and attribute enumerations. Declared so that
- * programs compile and link; opemu does not emulate the backend (each call answers
- * MCDNN_STATUS_NOT_SUPPORTED).
+/* mcDNN backend (opemu): the graph API's descriptor types and attribute enumerations. opemu emulates graphs of
+ * convolutions, matmuls, pointwise and reduction operations; other descriptor types answer
+ * MCDNN_STATUS_NOT_SUPPORTED at create.
  *
  * Prototypes and values are cuDNN 8.9's renamed (cudnn -> mcdnn, CUDNN_ -> MCDNN_, cudaStream_t ->
  * mcStream_t): reference surface/mcdnn.tsv. */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include "mcdnn_version.h"
 #include "mcdnn_ops_infer.h"
 #include "mcdnn_ops_train.h"

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include "../common/library_types.h" /* libraryPropertyType, shared with mcBLAS */
 #include "mcdnn_version.h"
 

@@ -5,7 +5,7 @@
 #define MCDNN_OPS_TRAIN_H_
 
 #include <stdint.h>
-#include "../mcr/mc_runtime_api.h"
+#include "../mcr/mc_runtime.h"
 #include "mcdnn_version.h"
 #include "mcdnn_ops_infer.h"
 

@@ -120,6 +120,11 @@ def _array_part(ctype, kind):
     return part
 
 
+def _string_part(ffi, lib, summary, name, value):
+    """A C string attribute (a reduction or rounding mode): its text, which belongs in the cache key."""
+    return ffi.string(value).decode("utf-8", "replace")
+
+
 def _tensor_list_part(ffi, lib, summary, name, value):
     _live(lib, name, value, "TENSOR_LIST")
     items = ffi.cast("aclTensorList *", value)
@@ -158,7 +163,8 @@ def _desc_or_none(part):
 # as tuples of those (None for a null entry), host arrays as tuples of numbers
 _DESCRIBE = {"aclTensor": TensorDesc.from_summary, "aclScalar": _scalar_or_none,
              "aclTensorList": lambda part: tuple(map(_desc_or_none, part)),
-             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part))}
+             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part)),
+             "string": lambda part: part.decode(errors="replace")}
 
 
 def _tensors_of(value):
@@ -345,11 +351,13 @@ class _Phase1:
             for i, j in twins:
                 lib.opemu_executor_set_ref(executor, i, j)
         plan_id = next(_plan_ids)
-        PLANS[plan_id] = (op,) + plan
+        # the app's aclTensors of the outputs whose shape the data decides: their shapes are set after the kernel
+        targets = {name: cargs[self.names.index(name)] for name in op.shape_outputs} if op.shape_outputs else None
+        PLANS[plan_id] = (op,) + plan + (targets,)
         executor.plan_id = plan_id
         executor.workspace_size = workspace_out[0] = plan[2]
         executor_out[0] = executor
-        if self.pinned.get(signature) != 0:
+        if self.pinned.get(signature) != 0 and not op.shape_outputs:
             self._pin(signature, plan)
         return 0
 
@@ -428,6 +436,11 @@ def _execute_entry(ffi, lib):
                 raise RuntimeError("fault injected by OPEMU_FAULT")
             size = executor.workspace_size
             kept = device.VIEWS.session()
+            if op.shape_outputs:
+                shapes = op.compute(a, make_views(a, layout, inputs, outputs, kept),
+                                    device.workspace_view(workspace, size) if size else _NO_WORKSPACE)
+                _set_shapes(ffi, lib, plan[-1], shapes or {})
+                return 0
             if kept is None:
                 op.compute(a, make_views(a, layout, inputs, outputs, kept),
                            device.workspace_view(workspace, size) if size else _NO_WORKSPACE)
@@ -457,6 +470,22 @@ def _execute_entry(ffi, lib):
                 _release(plan_id)
                 executor.plan_id = 0
     return execute
+
+
+def _set_shapes(ffi, lib, targets, shapes):
+    """The shapes a kernel left its data-dependent outputs in, on the app's aclTensors that are still live (view
+    shape and contiguous strides; storage and offset unchanged)."""
+    for name, shape in shapes.items():
+        pointer = targets.get(name)
+        if pointer is None or not lib.opemu_handle_is(pointer, lib.OPEMU_KIND_TENSOR):
+            continue
+        tensor = ffi.cast("aclTensor *", pointer)
+        tensor.ndim = len(shape)
+        stride = 1
+        for i in range(len(shape) - 1, -1, -1):
+            tensor.dims[i] = shape[i]
+            tensor.strides[i] = stride
+            stride *= max(shape[i], 1)
 
 
 class _FirstCall:

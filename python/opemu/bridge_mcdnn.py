@@ -10,6 +10,7 @@ import traceback
 from opemu.core import device, mcdnn
 from opemu.core.op import Args
 from opemu.core.status import VendorError
+from opemu.ops.mcdnn import adv_descriptors as _adv_descriptors
 from opemu.ops.mcdnn import descriptors as _descriptors
 
 TASKS = {}
@@ -30,6 +31,7 @@ def _kinds(lib):
         "mcdnnDropoutDescriptor_t": (lib.OPEMU_KIND_MCDNN_DROPOUT, _dropout, False),
         "mcdnnSpatialTransformerDescriptor_t": (lib.OPEMU_KIND_MCDNN_SPATIAL_TF, _spatial_transformer, True),
         **{name: kind + (False,) for name, kind in _descriptors.kinds(lib).items()},
+        **{name: kind + (False,) for name, kind in _adv_descriptors.kinds(lib).items()},
     }
 
 
@@ -102,8 +104,12 @@ class _Entry:
         for name, declaration in meta["params"]:
             ctype = declaration.replace("const ", "").strip()
             kind = next((k for k in kinds if ctype.startswith(k + " ")), None)
+            if kind and name in op.raw:   # a descriptor the routine fills or reads field by field
+                self.params.append((name, (kinds[kind][0], _adv_descriptors.RAW, False)))
+                continue
             self.params.append((name, kinds[kind] if kind else None))
-        self.handle_index = next(i for i, (name, kind) in enumerate(self.params) if kind and kind[1] is None)
+        # routines without a handle (mcdnnBackendFinalize) run on the host at the call
+        self.handle_index = next((i for i, (name, kind) in enumerate(self.params) if kind and kind[1] is None), None)
         self.positions = {name: i for i, (name, _) in enumerate(self.params)}
         self.names = [name for name, _ in self.params]
         self.typed = [(i, name) + kind for i, (name, kind) in enumerate(self.params) if kind]  # handle, descriptors
@@ -139,7 +145,8 @@ class _Entry:
             for name, desc_name in self.tensor_pairs:
                 pointer, desc = values[name], values[desc_name]
                 if desc is not None and pointer:  # not null
-                    if getattr(desc, "dtype", True) is None:   # a type the routine's checks left unjudged
+                    vector = op.vector_types and getattr(desc, "dtype_code", None) in mcdnn.VECTOR
+                    if getattr(desc, "dtype", True) is None and not vector:   # a type the checks left unjudged
                         raise mcdnn.bad_param("%s: %s is not a data type of this routine's tensors"
                                               % (desc_name, mcdnn.type_name(desc.dtype_code)))
                     layout.append((name, pointer, desc.geometry()))

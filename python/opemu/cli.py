@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -22,7 +23,7 @@ from opemu import __version__, paths, settings
 # The ops-nn example line (reference §6) and the MACA one, together: unused names cost nothing.
 INCLUDE_DIRS = ("include", "include/aclnnop", "include/aclnn", "include/mcr")
 LIBRARY_DIRS = ("lib64", "lib")
-LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcruntime")
+LIBRARIES = ("opapi_nn", "opapi_math", "opapi", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcblasLt", "mcruntime")
 SOURCE_SUFFIXES = (".cpp", ".cc", ".cxx", ".c")
 
 # Which finding kinds each sanitizer tool reports (compute-sanitizer's split of the same checks).
@@ -131,13 +132,27 @@ def preflight(command, args, out=sys.stderr):
         out.flush()
 
 
-def run_child(command, env, timeout=None, **kwargs):
+def run_child(command, env, timeout=None, name=None, **kwargs):
+    """Runs the program; `name` is what messages call it (the source a program was built from, not the
+    cache path of its executable)."""
+    name = name or command[0]
     try:
         return subprocess.run(command, env=env, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired:
-        raise CommandError("%s: timed out after %g s" % (command[0], timeout), EXIT_TIMEOUT)
+        raise CommandError("%s: timed out after %g s" % (name, timeout), EXIT_TIMEOUT)
     except PermissionError:
-        raise CommandError("%s: permission denied" % command[0], EXIT_CANNOT_RUN)
+        raise CommandError("%s: permission denied" % name, EXIT_CANNOT_RUN)
+
+
+def exit_status(returncode, name, command_name):
+    """The program's status as a shell reports it: a program killed by a signal says which, on stderr,
+    and exits 128 + the signal's number (139 for a segmentation fault), as the shell's $? would."""
+    if returncode >= 0:
+        return returncode
+    number = -returncode
+    sys.stderr.write("opemu %s: %s: %s (signal %d)\n" % (command_name, name, signal.strsignal(number) or
+                                                          "killed by signal", number))
+    return 128 + number
 
 
 # ---- the subcommands ----
@@ -145,13 +160,16 @@ def run_child(command, env, timeout=None, **kwargs):
 def command_run(args):
     command = [str(build(args.file)), *args.args]
     preflight(command, args)
-    return run_child(command, run_environment(), args.timeout).returncode
+    return exit_status(run_child(command, run_environment(), args.timeout, name=args.file).returncode, args.file,
+                       "run")
 
 
 def command_samples(args):
     sources = sorted(samples_dir().rglob("*.cpp"))
     if args.filter:
         sources = [s for s in sources if args.filter in str(s.relative_to(samples_dir()))]
+        if not sources:
+            raise CommandError("no sample's path contains %r" % args.filter)
     rows = []
     for index, source in enumerate(sources, 1):
         name = str(source.relative_to(samples_dir()))
@@ -164,7 +182,8 @@ def command_samples(args):
             result = subprocess.run([str(executable)], env=run_environment(), capture_output=True, text=True,
                                     timeout=args.timeout)
             row["output"] = result.stdout + result.stderr
-            row["result"] = "pass" if result.returncode == 0 else "FAIL (exit %d)" % result.returncode
+            row["result"] = "pass" if result.returncode == 0 else "FAIL (%s)" % (
+                "exit %d" % result.returncode if result.returncode > 0 else signal.strsignal(-result.returncode))
         except CommandError as error:
             row["result"], row["output"] = "build failed", str(error)
         except subprocess.TimeoutExpired as error:
@@ -206,6 +225,9 @@ def write_junit(path, rows):
 def command_exec(args):
     command = program_command(args.command)
     preflight(command, args)
+    if args.timeout is not None:
+        return exit_status(run_child(command, run_environment(), args.timeout, name=args.command[0]).returncode,
+                           args.command[0], "exec")
     sys.stderr.flush()
     try:
         os.execvpe(command[0], command, run_environment())
@@ -235,18 +257,29 @@ def command_info(args):
     from opemu import support
     prefix = paths.prefix()
     table = support.entry_points()
-    implemented = [n for n, m in sorted(table.items()) if not support.status_of(n, m).startswith("not")]
+    # C++ members (fp16_t.h's) under the names their header gives them, after the C functions
+    implemented = sorted((meta.get("demangled") is not None, meta.get("demangled", name))
+                         for name, meta in table.items() if meta["implemented_in"] != "none")
     print("opemu %s" % __version__)
     print("prefix: %s" % prefix)
     print("libraries: %s" % ", ".join(sorted(p.name for p in (prefix / "lib64").glob("lib*.so"))))
     print("entry points: %d declared, %d implemented" % (len(table), len(implemented)))
-    for name in implemented:
+    for _, name in implemented:
         print("  " + name)
     return 0
 
 
 def command_support(args):
     from opemu import support
+    if args.names:
+        if args.write or args.check:
+            raise CommandError("give function names or --write/--check, not both")
+        unknown = 0
+        for name in args.names:
+            lines = support.describe(name)
+            unknown += lines is None
+            print("\n".join(lines or ["%s: not declared by any header opemu ships" % name]))
+        return EXIT_FAILED if unknown else 0
     text = support.render()
     if args.write:
         Path(args.write).write_text(text)
@@ -285,30 +318,43 @@ def render_finding(finding):
 
 
 def command_check(args):
-    """Runs the program with the sanitizer on and deferred streams; non-zero when it found anything."""
+    """Runs the program with the sanitizer on and deferred streams; non-zero when it found anything.
+    The program keeps stdout: findings go to stderr, or to --log-file."""
     import tempfile
+    if args.print_limit < 0:
+        raise CommandError("--print-limit must be 0 (no limit) or more")
     command = program_command(args.command)
     preflight(command, args)
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "findings"
         env = run_environment()
         env.update(OPEMU_STRICT="1", OPEMU_STREAM="deferred", OPEMU_CHECK_REPORT=str(report))
-        status = run_child(command, env, args.timeout).returncode
+        status = run_child(command, env, args.timeout, name=args.command[0]).returncode
         lines = report.read_text(errors="replace").splitlines() if report.exists() else []
-    kinds = set().union(*(TOOLS[t] for t in args.tool)) if args.tool else None
-    findings = [f for f in map(parse_finding, lines) if kinds is None or f["kind"] in kinds]
+    status = exit_status(status, args.command[0], "check")
+    kinds = set().union(*(TOOLS[t] for t in args.tool)) if args.tool else set().union(*TOOLS.values())
+    if args.leak_check == "no":
+        kinds -= TOOLS["leakcheck"]
+    findings = [f for f in map(parse_finding, lines) if f["kind"] in kinds]
     summary = "opemu check: %d finding(s)%s; the program exited with %d" % (
         len(findings), " (%s)" % ", ".join(sorted({f["kind"] for f in findings})) if findings else "", status)
+    # compute-sanitizer's last line, which CI scripts look for
+    error_summary = "opemu check: ERROR SUMMARY: %d error%s" % (len(findings), "" if len(findings) == 1 else "s")
+    shown = findings if args.print_limit == 0 else findings[:args.print_limit]
     if args.json:
-        text = json.dumps({"tools": args.tool or sorted(TOOLS), "exit_status": status, "findings": findings},
-                          indent=1) + "\n"
+        text = json.dumps({"tools": args.tool or sorted(TOOLS), "exit_status": status, "findings": shown,
+                           "errors": len(findings)}, indent=1) + "\n"
     else:
-        text = "".join(render_finding(f) + "\n" for f in findings) + summary + "\n"
+        text = "".join(render_finding(f) + "\n" for f in shown)
+        if len(shown) < len(findings):
+            text += "opemu check: %d more finding(s) not printed (--print-limit %d)\n" % (
+                len(findings) - len(shown), args.print_limit)
+        text += summary + "\n" + error_summary + "\n"
     if args.log_file:
         Path(args.log_file).write_text(text)
-        print(summary)
+        sys.stderr.write(summary + "\n" + error_summary + "\n")
     else:
-        sys.stdout.write(text)
+        sys.stderr.write(text)
     if findings:
         return args.error_exitcode
     return status
@@ -357,6 +403,7 @@ def parser():
     samples.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
     samples.add_argument("--junit", metavar="FILE", help="also write the results as JUnit XML to FILE")
     execute = command("exec", command_exec, "run a program built against the real toolkit on opemu's libraries")
+    execute.add_argument("--timeout", type=float, help="stop the program after this many seconds (exit 124)")
     execute.add_argument("command", nargs=argparse.REMAINDER, help="-- the command and its arguments")
     no_preflight(execute)
     doctor = command("doctor", command_doctor, "say which of a program's calls opemu implements, which are not "
@@ -365,7 +412,10 @@ def parser():
     doctor.add_argument("--json", action="store_true", help="the report as JSON")
     doctor.add_argument("--brief", action="store_true", help="leave out the list of implemented calls")
     command("info", command_info, "version, library names, implemented entry points")
-    support = command("support", command_support, "print the support matrix (docs/SUPPORT.md)")
+    support = command("support", command_support, "print the support matrix (docs/SUPPORT.md), or what opemu does "
+                      "with the functions named")
+    support.add_argument("names", nargs="*", metavar="NAME",
+                         help="a function or operator (aclrtMalloc, aclnnAdd): its status, header, libraries, dtypes")
     support.add_argument("--write", metavar="FILE", help="write the matrix to FILE")
     support.add_argument("--check", metavar="FILE", help="exit 1 when FILE differs from the current matrix")
     check = command("check", command_check, "run a program under the sanitizer (deferred streams) and list what "
@@ -379,6 +429,10 @@ def parser():
     check.add_argument("--log-file", metavar="FILE", help="write the findings to FILE (the summary still prints)")
     check.add_argument("--json", action="store_true", help="findings as JSON, with enum and status names")
     check.add_argument("--timeout", type=float, help="stop the program after this many seconds (exit 124)")
+    check.add_argument("--leak-check", choices=("full", "no"), default="full",
+                       help="report memory and handles never released (default full; compute-sanitizer's option)")
+    check.add_argument("--print-limit", type=int, default=100, metavar="N",
+                       help="print at most N findings (0: all; default 100); the summary counts every one")
     check.add_argument("command", nargs=argparse.REMAINDER, help="-- the command (or a source file) and its arguments")
     no_preflight(check)
     trace = sub.add_parser("trace", help="read OPEMU_TRACE files", description="read OPEMU_TRACE files")

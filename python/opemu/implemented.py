@@ -76,11 +76,15 @@ MCDNN = frozenset("""
     mcdnnActivationBackward
     mcdnnActivationForward
     mcdnnAddTensor
+    mcdnnBackendExecute
+    mcdnnBackendFinalize
     mcdnnBatchNormalizationBackward
     mcdnnBatchNormalizationBackwardEx
     mcdnnBatchNormalizationForwardInference
     mcdnnBatchNormalizationForwardTraining
     mcdnnBatchNormalizationForwardTrainingEx
+    mcdnnCTCLoss
+    mcdnnCTCLoss_v8
     mcdnnConvolutionBackwardBias
     mcdnnConvolutionBackwardData
     mcdnnConvolutionBackwardFilter
@@ -99,26 +103,39 @@ MCDNN = frozenset("""
     mcdnnGetBatchNormalizationBackwardExWorkspaceSize
     mcdnnGetBatchNormalizationForwardTrainingExWorkspaceSize
     mcdnnGetBatchNormalizationTrainingExReserveSpaceSize
+    mcdnnGetCTCLossWorkspaceSize
+    mcdnnGetCTCLossWorkspaceSize_v8
     mcdnnGetConvolutionBackwardDataAlgorithm_v7
     mcdnnGetConvolutionBackwardDataWorkspaceSize
     mcdnnGetConvolutionBackwardFilterAlgorithm_v7
     mcdnnGetConvolutionBackwardFilterWorkspaceSize
     mcdnnGetConvolutionForwardAlgorithm_v7
     mcdnnGetConvolutionForwardWorkspaceSize
+    mcdnnGetMultiHeadAttnBuffers
+    mcdnnGetMultiHeadAttnWeights
     mcdnnGetNormalizationBackwardWorkspaceSize
     mcdnnGetNormalizationForwardTrainingWorkspaceSize
     mcdnnGetNormalizationTrainingReserveSpaceSize
+    mcdnnGetRNNTempSpaceSizes
+    mcdnnGetRNNWeightParams
+    mcdnnGetRNNWeightSpaceSize
     mcdnnGetReductionIndicesSize
     mcdnnGetReductionWorkspaceSize
     mcdnnIm2Col
     mcdnnLRNCrossChannelBackward
     mcdnnLRNCrossChannelForward
+    mcdnnMultiHeadAttnBackwardData
+    mcdnnMultiHeadAttnBackwardWeights
+    mcdnnMultiHeadAttnForward
     mcdnnNormalizationBackward
     mcdnnNormalizationForwardInference
     mcdnnNormalizationForwardTraining
     mcdnnOpTensor
     mcdnnPoolingBackward
     mcdnnPoolingForward
+    mcdnnRNNBackwardData_v8
+    mcdnnRNNBackwardWeights_v8
+    mcdnnRNNForward
     mcdnnReduceTensor
     mcdnnScaleTensor
     mcdnnSetDropoutDescriptor
@@ -134,7 +151,8 @@ MCDNN = frozenset("""
     mcdnnTransformTensorEx
 """.split())
 
-# mcBLAS routines whose arithmetic is Python's (NumPy's BLAS); handles and the rest are C's.
+# mcBLAS and mcBLASLt routines whose arithmetic is Python's (NumPy's BLAS, LAPACK); handles, descriptors and the
+# rest are C's.
 MCBLAS = frozenset("""
     mcblasAsumEx
     mcblasAxpyEx
@@ -143,16 +161,27 @@ MCBLAS = frozenset("""
     mcblasCdgmm
     mcblasCdotc
     mcblasCdotu
+    mcblasCgbmv
     mcblasCgeam
+    mcblasCgelsBatched
     mcblasCgemm
+    mcblasCgemm3m
+    mcblasCgemm3mBatched
+    mcblasCgemm3mEx
+    mcblasCgemm3mStridedBatched
     mcblasCgemmBatched
     mcblasCgemmEx
     mcblasCgemmStridedBatched
     mcblasCgemv
     mcblasCgemvBatched
     mcblasCgemvStridedBatched
+    mcblasCgeqrfBatched
     mcblasCgerc
     mcblasCgeru
+    mcblasCgetrfBatched
+    mcblasCgetriBatched
+    mcblasCgetrsBatched
+    mcblasChbmv
     mcblasChemm
     mcblasChemv
     mcblasCher
@@ -160,6 +189,10 @@ MCBLAS = frozenset("""
     mcblasCher2k
     mcblasCherk
     mcblasCherkx
+    mcblasChpmv
+    mcblasChpr
+    mcblasChpr2
+    mcblasCmatinvBatched
     mcblasCopyEx
     mcblasCrot
     mcblasCrotg
@@ -174,30 +207,47 @@ MCBLAS = frozenset("""
     mcblasCsyr2k
     mcblasCsyrk
     mcblasCsyrkx
+    mcblasCtbmv
+    mcblasCtbsv
+    mcblasCtpmv
+    mcblasCtpsv
+    mcblasCtpttr
     mcblasCtrmm
     mcblasCtrmv
     mcblasCtrsm
     mcblasCtrsmBatched
     mcblasCtrsv
+    mcblasCtrttp
     mcblasDasum
     mcblasDaxpy
     mcblasDcopy
     mcblasDdgmm
     mcblasDdot
+    mcblasDgbmv
     mcblasDgeam
+    mcblasDgelsBatched
     mcblasDgemm
     mcblasDgemmBatched
     mcblasDgemmStridedBatched
     mcblasDgemv
     mcblasDgemvBatched
     mcblasDgemvStridedBatched
+    mcblasDgeqrfBatched
     mcblasDger
+    mcblasDgetrfBatched
+    mcblasDgetriBatched
+    mcblasDgetrsBatched
+    mcblasDmatinvBatched
     mcblasDnrm2
     mcblasDotEx
     mcblasDotcEx
     mcblasDrot
     mcblasDrotg
+    mcblasDsbmv
     mcblasDscal
+    mcblasDspmv
+    mcblasDspr
+    mcblasDspr2
     mcblasDswap
     mcblasDsymm
     mcblasDsymv
@@ -206,11 +256,17 @@ MCBLAS = frozenset("""
     mcblasDsyr2k
     mcblasDsyrk
     mcblasDsyrkx
+    mcblasDtbmv
+    mcblasDtbsv
+    mcblasDtpmv
+    mcblasDtpsv
+    mcblasDtpttr
     mcblasDtrmm
     mcblasDtrmv
     mcblasDtrsm
     mcblasDtrsmBatched
     mcblasDtrsv
+    mcblasDtrttp
     mcblasDzasum
     mcblasDznrm2
     mcblasGemmBatchedEx
@@ -233,6 +289,12 @@ MCBLAS = frozenset("""
     mcblasIsamin
     mcblasIzamax
     mcblasIzamin
+    mcblasLtMatmul
+    mcblasLtMatmulAlgoCheck
+    mcblasLtMatmulAlgoGetHeuristic
+    mcblasLtMatmulAlgoGetIds
+    mcblasLtMatmulAlgoInit
+    mcblasLtMatrixTransform
     mcblasNrm2Ex
     mcblasSasum
     mcblasSaxpy
@@ -246,7 +308,9 @@ MCBLAS = frozenset("""
     mcblasSetMatrixAsync
     mcblasSetVector
     mcblasSetVectorAsync
+    mcblasSgbmv
     mcblasSgeam
+    mcblasSgelsBatched
     mcblasSgemm
     mcblasSgemmBatched
     mcblasSgemmEx
@@ -254,11 +318,20 @@ MCBLAS = frozenset("""
     mcblasSgemv
     mcblasSgemvBatched
     mcblasSgemvStridedBatched
+    mcblasSgeqrfBatched
     mcblasSger
+    mcblasSgetrfBatched
+    mcblasSgetriBatched
+    mcblasSgetrsBatched
+    mcblasSmatinvBatched
     mcblasSnrm2
     mcblasSrot
     mcblasSrotg
+    mcblasSsbmv
     mcblasSscal
+    mcblasSspmv
+    mcblasSspr
+    mcblasSspr2
     mcblasSswap
     mcblasSsymm
     mcblasSsymv
@@ -267,11 +340,17 @@ MCBLAS = frozenset("""
     mcblasSsyr2k
     mcblasSsyrk
     mcblasSsyrkx
+    mcblasStbmv
+    mcblasStbsv
+    mcblasStpmv
+    mcblasStpsv
+    mcblasStpttr
     mcblasStrmm
     mcblasStrmv
     mcblasStrsm
     mcblasStrsmBatched
     mcblasStrsv
+    mcblasStrttp
     mcblasSwapEx
     mcblasZaxpy
     mcblasZcopy
@@ -280,15 +359,23 @@ MCBLAS = frozenset("""
     mcblasZdotu
     mcblasZdrot
     mcblasZdscal
+    mcblasZgbmv
     mcblasZgeam
+    mcblasZgelsBatched
     mcblasZgemm
+    mcblasZgemm3m
     mcblasZgemmBatched
     mcblasZgemmStridedBatched
     mcblasZgemv
     mcblasZgemvBatched
     mcblasZgemvStridedBatched
+    mcblasZgeqrfBatched
     mcblasZgerc
     mcblasZgeru
+    mcblasZgetrfBatched
+    mcblasZgetriBatched
+    mcblasZgetrsBatched
+    mcblasZhbmv
     mcblasZhemm
     mcblasZhemv
     mcblasZher
@@ -296,6 +383,10 @@ MCBLAS = frozenset("""
     mcblasZher2k
     mcblasZherk
     mcblasZherkx
+    mcblasZhpmv
+    mcblasZhpr
+    mcblasZhpr2
+    mcblasZmatinvBatched
     mcblasZrot
     mcblasZrotg
     mcblasZscal
@@ -307,11 +398,17 @@ MCBLAS = frozenset("""
     mcblasZsyr2k
     mcblasZsyrk
     mcblasZsyrkx
+    mcblasZtbmv
+    mcblasZtbsv
+    mcblasZtpmv
+    mcblasZtpsv
+    mcblasZtpttr
     mcblasZtrmm
     mcblasZtrmv
     mcblasZtrsm
     mcblasZtrsmBatched
     mcblasZtrsv
+    mcblasZtrttp
 """.split())
 
 

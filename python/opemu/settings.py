@@ -14,6 +14,7 @@ VARIABLES = {
     "OPEMU_DEVICE_MEMORY_MB": (_INTEGER, "a positive number of MiB"),
     "OPEMU_THREADS": (_INTEGER, "a positive number of worker threads"),
     "OPEMU_FAULT": (r"[A-Za-z0-9_]+(,[A-Za-z0-9_]+)*", "a comma-separated list of entry-point names"),
+    "OPEMU_ISA": (r"portable|baseline|avx512|avx512bf16", "portable, baseline, avx512 or avx512bf16"),
 }
 _RANGES = {"OPEMU_DEVICE_COUNT": (1, 1024), "OPEMU_DEVICE_MEMORY_MB": (1, 1 << 30), "OPEMU_THREADS": (1, 4096)}
 
@@ -43,3 +44,13 @@ def env_int(name, default):
         import sys
         sys.stderr.write("opemu: %s; using %s\n" % (reason, default))
     return int(value) if value and not reason else default
+
+
+def env_choice(name, default):
+    """A setting's value, the default (with a line on stderr) when it is refused, and the default when unset."""
+    value = os.environ.get(name, "")
+    reason = problem(name, value)
+    if reason:
+        import sys
+        sys.stderr.write("opemu: %s; using %s\n" % (reason, default))
+    return value if value and not reason else default

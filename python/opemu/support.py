@@ -14,8 +14,8 @@ def entry_points():
 
 
 def c_entry_points():
-    """The exported C functions (not the C++ members of fp16_t.h), each with its table entry."""
-    return {name: meta for name, meta in entry_points().items() if meta["family"] != "fp16"}
+    """The exported C functions (not the C++ members of the opdev type headers), each with its table entry."""
+    return {name: meta for name, meta in entry_points().items() if meta["family"] != "opdev"}
 
 
 # The vendor releases the declared surface follows (names, headers, prototypes).
@@ -26,7 +26,7 @@ SOURCES = [
                                    "ops-cv@6ae87653; operators under experimental/ are not shipped"),
     ("MACA runtime (mcr/)", "the CUDA 11.8 runtime API MACA mirrors, under MACA names"),
     ("mcDNN (mcdnn/)", "the cuDNN 8.9.1 API mcDNN mirrors, by sub-library, under MACA names"),
-    ("mcBLAS (mcblas/)", "the cuBLAS 11.11 v2 API mcBLAS mirrors, under MACA names"),
+    ("mcBLAS (mcblas/)", "the cuBLAS 11.11 v2 API and cuBLASLt API mcBLAS mirrors, under MACA names"),
 ]
 _ROUTES = {"c": "implemented (C)", "python": "implemented (Python)", "launch": "implemented (C launcher)",
            "none": "not supported"}
@@ -35,6 +35,32 @@ _ROUTES = {"c": "implemented (C)", "python": "implemented (Python)", "launch": "
 def status_of(name, meta):
     """implemented (C | Python | C launcher) | not supported, as an app calling the entry point finds it."""
     return _ROUTES[meta["implemented_in"]]
+
+
+def describe(name):
+    """What an app calling `name` meets: its header, libraries and status, and for an aclnn operator its
+    vendor folder and dtypes; None when no header opemu ships declares it. The name may be an operator
+    (aclnnAdd), either function of its pair, or a demangled C++ member."""
+    table = entry_points()
+    by_demangled = {meta.get("demangled"): key for key, meta in table.items() if meta.get("demangled")}
+    key = name if name in table else by_demangled.get(name)
+    if key is None and name + "GetWorkspaceSize" in table:
+        key = name + "GetWorkspaceSize"
+    if key is None:
+        return None
+    meta = table[key]
+    lines = ["%s: %s" % (meta.get("demangled", key), status_of(key, meta)),
+             "  header: %s" % (meta["header"] or "(no public header)"),
+             "  libraries: %s" % ", ".join("lib%s.so" % lib for lib in meta["libraries"])]
+    operator = declared.operators().get(key[:-len("GetWorkspaceSize")] if key.endswith("GetWorkspaceSize") else key)
+    if operator is not None:
+        lines.append("  vendor folder: %s %s/" % (operator.repo, operator.folder))
+    op = OPS.get(operator.name if operator is not None else key)
+    if op is not None:
+        lines += ["  %s: %s" % (arg, ", ".join(dtypes.serial_name(c) for c in codes))
+                  for arg, codes in op.dtype_table().items()]
+        lines.append("  products: %s" % op.products)
+    return lines
 
 
 def _per_header(table):

@@ -258,8 +258,8 @@ static probe_cases cases = {
          EXPECT_EQ(mcdnnSetTensorNdDescriptorEx(t, MCDNN_TENSOR_NHWC, MCDNN_DATA_FLOAT, 5, dims), MCDNN_STATUS_SUCCESS);
          EXPECT_EQ(mcdnnGetTensorNdDescriptor(t, 5, &type, &nb, gd, gs), MCDNN_STATUS_SUCCESS);
          EXPECT_TRUE(gs[1] == 1 && gs[4] == 3 && gs[3] == 18 && gs[2] == 90 && gs[0] == 360);
-         EXPECT_EQ(mcdnnSetTensorNdDescriptorEx(t, MCDNN_TENSOR_NCHW_VECT_C, MCDNN_DATA_INT8x4, 4, dims),
-                   MCDNN_STATUS_NOT_SUPPORTED);
+         EXPECT_EQ(mcdnnSetTensorNdDescriptorEx(t, MCDNN_TENSOR_NCHW_VECT_C, MCDNN_DATA_FLOAT, 4, dims),
+                   MCDNN_STATUS_BAD_PARAM);
          EXPECT_EQ(mcdnnDestroyTensorDescriptor(t), MCDNN_STATUS_SUCCESS);
          EXPECT_EQ(mcdnnDestroyTensorDescriptor(t), MCDNN_STATUS_BAD_PARAM);
          EXPECT_EQ(mcdnnDestroyTensorDescriptor(nullptr), MCDNN_STATUS_SUCCESS);
@@ -332,13 +332,12 @@ static probe_cases cases = {
          return 0;
      }},
     /* Every mcDNN routine the headers declare is implemented; what opemu does not implement answers
-       NOT_SUPPORTED with a message, never success: here vectorized-channel tensors. */
+       NOT_SUPPORTED with a message, never success: here a backend descriptor type it does not emulate. */
     {"unimplemented_features_are_not_supported", [] {
-         mcdnnTensorDescriptor_t d = nullptr;
-         EXPECT_EQ(mcdnnCreateTensorDescriptor(&d), MCDNN_STATUS_SUCCESS);
-         EXPECT_EQ(mcdnnSetTensor4dDescriptor(d, MCDNN_TENSOR_NCHW_VECT_C, MCDNN_DATA_INT8x4, 1, 4, 2, 2),
+         mcdnnBackendDescriptor_t d = nullptr;
+         EXPECT_EQ(mcdnnBackendCreateDescriptor(MCDNN_BACKEND_OPERATION_GEN_STATS_DESCRIPTOR, &d),
                    MCDNN_STATUS_NOT_SUPPORTED);
-         mcdnnDestroyTensorDescriptor(d);
+         EXPECT_TRUE(d == nullptr);
          return 0;
      }},
 };

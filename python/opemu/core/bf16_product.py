@@ -15,10 +15,8 @@ subnormals had to leave the instruction for operands whose smallest products cam
 model's softmax tails do).
 
 `reference` is the NumPy twin; csrc/kernels/bf16_product.c packs the operands into panels of element pairs and
-forms the product (`pack`, `product`) with that instruction, or with fp32 FMA or portable C tiles that flush as it
-does (`TILES`)."""
-import functools
-
+forms the product (`pack`, `product`) with that instruction, or with fp32 FMA (AVX-512, AVX2) or plain C tiles
+that flush as it does, on the instruction-set level in use (opemu.core.kernels.isa)."""
 import numpy as np
 
 from opemu.core import device, kernels, rounding
@@ -26,8 +24,6 @@ from opemu.core import device, kernels, rounding
 # csrc/kernels/kernels.h's OPEMU_BF16_* (tests/test_kernels_bf16_product.py holds them equal): known here too, for
 # phase 1's layouts and the twin, which run without the library under OPEMU_KERNELS=numpy
 PANEL_ROWS, PANEL_COLS, BLOCK_PAIRS = 12, 32, 256
-TILES_BEST, TILES_FMA, TILES_PORTABLE = 0, 1, 2
-TILES = TILES_BEST   # which tiles `product` asks for (tests choose the others)
 SMALLEST_NORMAL = 2.0 ** -126
 
 
@@ -56,12 +52,6 @@ def reference(a, b, c=None):
                     s = _flushed((s + product).astype(np.float32))
             np.add(total, s, out=total)
     return total
-
-
-@functools.lru_cache(maxsize=None)
-def dot_available():
-    lib = kernels.lib()
-    return lib is not None and bool(lib.opemu_kernel_bf16_dot_available())
 
 
 def panel_words(count, inner, width):
@@ -105,11 +95,13 @@ def product(m, n, total_pairs, a_panels, b_panels, c, accumulate=False):
     a, b = kernels.uint32_pointer(a_panels), kernels.uint32_pointer(b_panels)
     if c.dtype == rounding.BF16:
         assert not accumulate
-        code = lib.opemu_kernel_bf16_product_rounded(m, n, total_pairs, a, b, TILES,
+        code = lib.opemu_kernel_bf16_product_rounded(m, n, total_pairs, a, b,
                                                      device.ffi.cast("uint16_t *", kernels.strided_address(c)),
                                                      c.strides[0] // 2)
     else:
         assert c.dtype == np.float32
-        code = lib.opemu_kernel_bf16_product(m, n, total_pairs, a, b, TILES, kernels.float_pointer(c),
-                                             c.strides[0] // 4, int(accumulate))
+        code = lib.opemu_kernel_bf16_product(m, n, total_pairs, a, b, kernels.float_pointer(c), c.strides[0] // 4,
+                                             int(accumulate))
+    if code == -2:
+        raise MemoryError("the bf16 product's scratch (%d x %d pairs) could not be allocated" % (n, total_pairs))
     assert code == 0

@@ -17,9 +17,11 @@ a larger buffer is used in place.
 
 A sum of several such products (a convolution's window elements) goes faster through `chain_sums`, the C
 kernel csrc/kernels/chain.c, which keeps a tile of the result in registers across each product and in L1
-across the sum. It forms every product the way this OpenBLAS does (one fused multiply-add chain per element,
-from +0 in k order); that is checked, not assumed: `chain_available` runs both on a probe of awkward
-values and sizes first."""
+across the sum. It forms every product as one fused multiply-add chain per element, from +0 in k order
+(`chain_reference`, its NumPy twin, makes each step exactly); the convolutions take it where this OpenBLAS
+forms its products the same way, which is checked, not assumed: `chain_available` runs both on a probe of
+awkward values and sizes first. OpenBLAS's SkylakeX kernels do; its Haswell kernels split most tiles' sums
+over two accumulators (even and odd k), so with them the convolutions keep the GEMMs."""
 import contextlib
 import ctypes
 import glob
@@ -39,7 +41,7 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _NAMES = {np.dtype(np.float32): ("scipy_cblas_sgemm64_", ctypes.c_float),
           np.dtype(np.float64): ("scipy_cblas_dgemm64_", ctypes.c_double)}
 _gemms = None
-_chain = None
+_chain = {}   # instruction-set level: whether chain_sums gives this BLAS's bits there
 _set_threads = _get_threads = None   # OpenBLAS's thread count, where the library exports it
 _single_lock = threading.Lock()
 _single_users = 0
@@ -181,12 +183,13 @@ def whole_vectors(columns):
 
 
 def chain_available():
-    """True when `chain_sums` gives the bits of `product` on this machine: the kernel runs (AVX-512) and this
-    BLAS forms its products as fused multiply-add chains (measured once, on a probe)."""
-    global _chain
-    if _chain is None:
-        _chain = available(np.float32) and kernels.lib() is not None and _probe()
-    return _chain
+    """True when `chain_sums` gives the bits of `product` on this machine: the kernel has a path at the level in
+    use (the baseline's and up) and this BLAS forms its products as fused multiply-add chains (measured once a
+    level, on a probe)."""
+    level = kernels.isa()
+    if level not in _chain:
+        _chain[level] = available(np.float32) and kernels.lib() is not None and _probe()
+    return _chain[level]
 
 
 def _probe():
@@ -223,3 +226,39 @@ def chain_sums(c, a, a_rows, a_at, b, b_at, ldb, inner, accumulate, b_transposed
         kernels.int64_pointer(a_rows), kernels.int64_pointer(a_at), kernels.float_pointer(b),
         kernels.int64_pointer(b_at), ldb, int(b_transposed), kernels.float_pointer(c), c.strides[0] // c.itemsize,
         accumulate)
+
+
+def fused_product(a, b):
+    """a @ b (float32) with each element one chain of fused multiply-adds from +0 in k order, each step rounded
+    once: in float64 the product is exact and the sum's rounding error too (two-sum), and rounding that sum to
+    odd before float32 makes one rounding of the exact value (53 bits hold 24 + 2)."""
+    a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    s = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    with np.errstate(all="ignore"):
+        for k in range(a.shape[1]):
+            s64 = s.astype(np.float64)
+            p = np.multiply.outer(a64[:, k], b64[k])
+            t = s64 + p
+            back = t - s64
+            error = (s64 - (t - back)) + (p - back)
+            even = (t.view(np.int64) & 1) == 0
+            nudge = (error != 0) & even & np.isfinite(t)
+            s = np.where(nudge, np.nextafter(t, np.copysign(np.inf, error)), t).astype(np.float32)
+    return s
+
+
+def chain_reference(c, a, a_rows, a_at, b, b_at, ldb, inner, accumulate, b_transposed=False):
+    """chain_sums' NumPy twin, on the same arguments: each term's product by fused_product, written (the first
+    term of a fresh sum) or added to c."""
+    rows, cols = c.shape
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    for t, k in enumerate(int(n) for n in inner):
+        left = flat_a[a_rows[:, None] + a_at[t] + np.arange(k)]
+        at = b_at[t] + (np.arange(cols)[None, :] * ldb + np.arange(k)[:, None] if b_transposed else
+                        np.arange(k)[:, None] * ldb + np.arange(cols)[None, :])
+        term = fused_product(left, flat_b[at]) if k else np.zeros((rows, cols), np.float32)
+        if t == 0 and not accumulate:
+            c[...] = term
+        else:
+            with np.errstate(all="ignore"):
+                np.add(c, term, out=c)

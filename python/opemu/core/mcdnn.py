@@ -39,6 +39,9 @@ NUMPY = {
     DATA["MCDNN_DATA_INT32"]: np.dtype(np.int32), DATA["MCDNN_DATA_INT64"]: np.dtype(np.int64),
     DATA["MCDNN_DATA_BOOLEAN"]: np.dtype(np.bool_),
 }
+# NCHW_VECT_C data: one element is a vector of this many channels of this type (opemu.ops.mcdnn.vector_formats)
+VECTOR = {DATA["MCDNN_DATA_INT8x4"]: (4, np.dtype(np.int8)), DATA["MCDNN_DATA_UINT8x4"]: (4, np.dtype(np.uint8)),
+          DATA["MCDNN_DATA_INT8x32"]: (32, np.dtype(np.int8))}
 FLOATING = {DATA[n] for n in ("MCDNN_DATA_FLOAT", "MCDNN_DATA_DOUBLE", "MCDNN_DATA_HALF", "MCDNN_DATA_BFLOAT16")}
 _DOUBLE = DATA["MCDNN_DATA_DOUBLE"]
 _NAMES = {code: name for name, code in DATA.items()}
@@ -99,6 +102,13 @@ class Tensor:
 def _geometry(dtype_code, shape, strides):
     """A view's layout (device.view_at) for a descriptor's fields: apps reuse descriptors, so per call this
     is a lookup."""
+    if dtype_code in VECTOR:   # the storage: (N, C/v, spatial…, v) bytes, strides counting vectors
+        v, dtype = VECTOR[dtype_code]
+        shape = (shape[0], shape[1] // v) + tuple(shape[2:]) + (v,)
+        strides = tuple(strides) + (1,)
+        itemsizes = (v,) * (len(shape) - 1) + (1,)
+        span = device.span_elements(shape[:-1], strides[:-1], 0) * v
+        return shape, dtype, 0, tuple(s * b for s, b in zip(strides, itemsizes)), span
     dtype = NUMPY.get(dtype_code)
     span = device.span_elements(shape, strides, 0) * dtype.itemsize
     return shape, dtype, 0, tuple(s * dtype.itemsize for s in strides), span
@@ -215,6 +225,8 @@ class McdnnOp:
     tensors = {}
     outputs = ()
     host_only = False  # True: compute(a, None) runs at the call, on the host (size queries)
+    raw = ()           # descriptor parameters passed as their C objects, not snapshots
+    vector_types = False   # True: its checks judge NCHW_VECT_C data (views of their storage, VECTOR)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

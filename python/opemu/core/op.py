@@ -28,6 +28,7 @@ class AclnnOp:
     inputs = ()       # tensor parameters read by the kernel
     outputs = ()      # tensor parameters written by the kernel
     products = "all"  # which products support it (docs/SUPPORT.md); the check enforces it
+    shape_outputs = ()  # outputs whose shape the data decides (Nonzero, Unique): compute returns {name: shape}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -47,7 +48,9 @@ class AclnnOp:
         return 0
 
     def compute(self, a, v, workspace):
-        """Run the kernel: `v` has a NumPy view per tensor name, `workspace` the scratch bytes."""
+        """Run the kernel: `v` has a NumPy view per tensor name, `workspace` the scratch bytes. An op with
+        `shape_outputs` returns their shapes as the kernel leaves them ({name: shape}): the app's aclTensors then
+        describe them (contiguous), as aclGetViewShape reads them after the vendor's kernel ran."""
         raise NotImplementedError
 
     def prepare(self, a, v):

@@ -23,3 +23,8 @@ def param_nullptr(message):
 
 def runtime_error(message):
     return VendorError(ACLNN["ACLNN_ERR_RUNTIME_ERROR"], message)
+
+
+def tiling_error(message):
+    """What a kernel's tiling refuses in phase 1 (ACLNN_ERR_INNER_TILING_ERROR)."""
+    return VendorError(ACLNN["ACLNN_ERR_INNER_TILING_ERROR"], message)

@@ -105,13 +105,9 @@ def rank_update(name, c):
         return None
     a, x = matrix(c.A, c.n, c.n, c.lda, t), vector(c.x, c.n, c.incx, t)
     y = vector(c.y, c.n, c.incy, t) if two else x
-    h = np.conj if hermitian else (lambda v: v)
 
     def run():
-        xv, yv, alpha_value = view(x), view(y), alpha.value()
-        update = np.outer(alpha_value * xv, h(yv))
-        if two:
-            update = update + np.outer((np.conj(alpha_value) if hermitian else alpha_value) * yv, h(xv))
+        update = rank_update_product(view(x), view(y), alpha.value(), two, hermitian)
         av = view(a, "rw")
         mask = np.tri(c.n, dtype=bool) if c.uplo == LOWER else np.tri(c.n, dtype=bool).T
         av[mask] += update[mask].astype(t)
@@ -119,6 +115,16 @@ def rank_update(name, c):
             diagonal = np.arange(c.n)
             av[diagonal, diagonal] = av[diagonal, diagonal].real
     return run
+
+
+def rank_update_product(x, y, alpha, two, hermitian):
+    """alpha*x*y^T, plus alpha*y*x^T for the rank-2 updates; y (and x, and the second alpha) conjugated for the
+    Hermitian ones."""
+    h = np.conj if hermitian else (lambda v: v)
+    update = np.outer(alpha * x, h(y))
+    if two:
+        update = update + np.outer((np.conj(alpha) if hermitian else alpha) * y, h(x))
+    return update
 
 
 def full_from_triangle(a, uplo, hermitian=False):

@@ -146,9 +146,9 @@ def _scalars(c, precision):
     return Scalar(c, "alpha", c.alpha, precision.scalar), Scalar(c, "beta", c.beta, precision.scalar)
 
 
-def _gemm(c, precision, layout="single"):
+def _gemm(c, precision, layout="single", into=gemm_into):
     """One GEMM ("single"), or batchCount of them with operands `stride` elements apart ("strided") or
-    at the addresses of device pointer arrays ("batched")."""
+    at the addresses of device pointer arrays ("batched"); `into` computes each product into C."""
     _gemm_check(c)
     batch = 1 if layout == "single" else c.batchCount
     nonnegative(batchCount=batch)
@@ -168,8 +168,7 @@ def _gemm(c, precision, layout="single"):
     def run():
         av, bv = alpha.value(), beta.value()
         for pc, pa, pb in addresses():
-            gemm_into(view((pc, gc), blended(bv)), view((pa, ga)), view((pb, gb)), c.transa, c.transb, av, bv,
-                      precision)
+            into(view((pc, gc), blended(bv)), view((pa, ga)), view((pb, gb)), c.transa, c.transb, av, bv, precision)
     return run
 
 
@@ -190,14 +189,14 @@ def gemm_ex(layout, c):
 
 
 @family({"mcblasSgemmEx": "S", "mcblasCgemmEx": "C"})
-def gemm_typed_ex(letter, c):
+def gemm_typed_ex(letter, c, into=gemm_into):
     """SgemmEx / CgemmEx: GemmEx with COMPUTE_32F and float (complex) scalars."""
     c.computeType, c.algo = COMPUTE["MCBLAS_COMPUTE_32F"], -1
     precision = _ex_precision(c)
     if precision.scalar != TYPES[letter]:
         raise not_supported("Atype %d / Ctype %d are not %s data" % (c.Atype, c.Ctype, "complex" if letter == "C"
                                                                       else "real"))
-    return _gemm(c, precision)
+    return _gemm(c, precision, into=into)
 
 
 @family(letters("mcblas%sgeam"))

@@ -2,8 +2,8 @@
 mcdnnConvolutionBiasActivationForward, mcdnnIm2Col, and the algorithm queries (Get…WorkspaceSize,
 Get…Algorithm_v7, Find…Algorithm, Find…AlgorithmEx), with cuDNN 8's semantics under MACA names.
 
-Configurations (cuDNN's tables): 2-D and 3-D (4-D and 5-D tensors, else NOT_SUPPORTED); x, w, y of one
-data type (BAD_PARAM otherwise); FLOAT data computes in FLOAT, HALF in HALF or FLOAT, BFLOAT16 in FLOAT,
+Configurations (cuDNN's tables): 2-D and 3-D (4-D and 5-D tensors, else NOT_SUPPORTED); integer data has
+configurations of its own (conv_int8); floating x, w, y of one data type (BAD_PARAM otherwise); FLOAT data computes in FLOAT, HALF in HALF or FLOAT, BFLOAT16 in FLOAT,
 DOUBLE in DOUBLE (other pairs NOT_SUPPORTED). opemu accumulates HALF, BFLOAT16 and FLOAT data in fp32
 (tensor-op accumulators are fp32) and rounds once when writing; TENSOR_OP_MATH_ALLOW_CONVERSION on FLOAT
 data first rounds x and w to fp16, as cuDNN documents that math type may. y = alpha*conv + beta*y, y not
@@ -25,6 +25,7 @@ from opemu.core import device, mcdnn
 from opemu.core.headers import enum
 from opemu.core.mcdnn import DATA, ACTIVATION
 from opemu.core.status import VendorError
+from opemu.ops.mcdnn import conv_int8
 from opemu.ops.mcdnn import conv_kernel as kernel
 from opemu.ops.mcdnn.descriptors import Bytes
 
@@ -53,12 +54,14 @@ class Family:
         self.explicit = {enum_values[prefix + n] for n in explicit}
         self.names = {v: k for k, v in enum_values.items() if not k.endswith("COUNT")}
 
-    def check(self, algo):
+    def check(self, algo, g=None):
         if not 0 <= algo < self.count:
             raise mcdnn.bad_param("invalid algorithm %d" % algo)
         if algo not in self.implicit | self.explicit:
             raise mcdnn.not_supported("%s is not emulated by opemu (only the GEMM-based algorithms are)"
                                       % self.names[algo])
+        if algo not in getattr(g, "algorithms", (algo,)):
+            raise mcdnn.not_supported("%s does not run this integer configuration" % self.names[algo])
 
     def workspace(self, algo, g, ct):
         return kernel.scratch_bytes(g, ct, self.filter_gradient) if algo in self.explicit else 0
@@ -83,40 +86,51 @@ BACKWARD_FILTER = Family(BWD_FILTER, ("0",), ("1", "3"), "MCDNN_CONVOLUTION_BWD_
 _SCRATCH_LIMIT = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
 
 
-def configuration(x, w, y, conv, y_name="yDesc"):
+def configuration(x, w, y, conv, y_name="yDesc", forward=False):
     """BAD_PARAM / NOT_SUPPORTED for an inconsistent or unsupported (x, w, y, conv); returns the
-    Geometry and the compute dtype."""
+    Geometry and the compute dtype (integer data: conv_int8's)."""
     if x.ndim not in (4, 5):
         raise mcdnn.not_supported("only 2-D and 3-D convolutions (4-D and 5-D tensors) are supported, "
                                   "the tensors are %d-D" % x.ndim)
     if w.ndim != x.ndim or y.ndim != x.ndim or len(conv.pad) != x.ndim - 2:
         raise mcdnn.bad_param("the filter (%d-D), tensors (%d-D, %d-D) and convolution (%d spatial dims) disagree"
                               % (w.ndim, x.ndim, y.ndim, len(conv.pad)))
+    algorithms = conv_int8.check(x, w, y, conv, y_name, forward) if conv_int8.involved(x, w, y) else None
+    if algorithms is None:
+        _floating_configuration(x, w, y, conv, y_name)
+    if w.shape[1] * conv.groups != x.shape[1] or w.shape[0] % conv.groups:
+        raise mcdnn.not_supported("%s data with compute type %s is not a supported configuration"
+                                  % (mcdnn.type_name(x.dtype_code), mcdnn.type_name(conv.compute)))
+        raise mcdnn.bad_param("x has %d feature maps, the filter %d per group x %d groups and %d outputs"
+                              % (x.shape[1], w.shape[1], conv.groups, w.shape[0]))
+    g = (kernel.Geometry if algorithms is None else conv_int8.Int8Geometry)(
+        x.shape, w.shape, conv.pad, conv.stride, conv.dilation, conv.groups, conv.mode == MODE["MCDNN_CONVOLUTION"])
+    ct = x.compute_dtype if algorithms is None else conv_int8.SUMS
+    if algorithms is not None:
+        g.tensors, g.algorithms = (x, w, y), algorithms
+    if any(o <= 0 for o in g.out):
+        raise mcdnn.bad_param("the dilated filter is larger than the padded input")
+    expected = (x.shape[0], w.shape[0]) + g.out
+    if y.shape != expected:
+        raise mcdnn.bad_param("%s has dims %s, the convolution gives %s" % (y_name, list(y.shape), list(expected)))
+    scratch = max(kernel.scratch_bytes(g, ct, filter_gradient) for filter_gradient in (False, True))
+    if scratch > _SCRATCH_LIMIT:   # opemu pads the input whole; the device's implicit GEMM needs no such buffer
+        raise mcdnn.not_supported("opemu computes convolutions on the padded input: this one's scratch for one "
+                                  "image, %d bytes, is more than half of this host's memory" % scratch)
+    return g, ct
+
+
+def _floating_configuration(x, w, y, conv, y_name):
     mcdnn.same_type(mcdnn.bad_param, ("xDesc", x), ("wDesc", w), (y_name, y))
     if x.dtype_code not in _COMPUTE_TYPES:
         raise mcdnn.not_supported("convolutions of %s data are not supported" % mcdnn.type_name(x.dtype_code))
     if conv.compute not in _COMPUTE_TYPES[x.dtype_code]:
         raise mcdnn.not_supported("%s data with compute type %s is not a supported configuration"
                                   % (mcdnn.type_name(x.dtype_code), mcdnn.type_name(conv.compute)))
-    if w.shape[1] * conv.groups != x.shape[1] or w.shape[0] % conv.groups:
-        raise mcdnn.bad_param("x has %d feature maps, the filter %d per group x %d groups and %d outputs"
-                              % (x.shape[1], w.shape[1], conv.groups, w.shape[0]))
-    g = kernel.Geometry(x.shape, w.shape, conv.pad, conv.stride, conv.dilation, conv.groups,
-                        conv.mode == MODE["MCDNN_CONVOLUTION"])
-    if any(o <= 0 for o in g.out):
-        raise mcdnn.bad_param("the dilated filter is larger than the padded input")
-    expected = (x.shape[0], w.shape[0]) + g.out
-    if y.shape != expected:
-        raise mcdnn.bad_param("%s has dims %s, the convolution gives %s" % (y_name, list(y.shape), list(expected)))
-    scratch = max(kernel.scratch_bytes(g, x.compute_dtype, filter_gradient) for filter_gradient in (False, True))
-    if scratch > _SCRATCH_LIMIT:   # opemu pads the input whole; the device's implicit GEMM needs no such buffer
-        raise mcdnn.not_supported("opemu computes convolutions on the padded input: this one's scratch for one "
-                                  "image, %d bytes, is more than half of this host's memory" % scratch)
-    return g, x.compute_dtype
 
 
 def _workspace(a, family, algo, g, ct, pointer="workSpace", size="workSpaceSizeInBytes"):
-    family.check(algo)
+    family.check(algo, g)
     need = family.workspace(algo, g, ct)
     have = getattr(a, size)
     if need and (have < need or mcdnn.is_null(getattr(a, pointer))):
@@ -173,6 +187,9 @@ def backward_filter(x, dy, dw, g, ct, conv, data_code, scratch, alpha, beta):
 
 
 def _plain_forward(x, w, y, g, ct, conv, code, scratch):
+    if isinstance(g, conv_int8.Int8Geometry):
+        conv_int8.forward(x, w, y, g, 1.0, 0.0)
+        return
     forward(x, w, y, g, ct, conv, code, scratch, lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, 1.0, 0.0),
             plain=True)
 
@@ -201,7 +218,7 @@ class Direction:
         names = self.roles[kind]
         mcdnn.require(a, *(names + ("convDesc",)))
         x, w, y = (getattr(a, names[i]) for i in self.configure_order)
-        return configuration(x, w, y, a.convDesc, names[self.configure_order[2]])
+        return configuration(x, w, y, a.convDesc, names[self.configure_order[2]], self.family is FORWARD)
 
 
 FORWARD_DIRECTION = Direction(
@@ -223,14 +240,18 @@ class ConvolutionForward(mcdnn.McdnnOp):
     name = "mcdnnConvolutionForward"
     tensors = {"x": "xDesc", "w": "wDesc", "y": "yDesc", "workSpace": "workspace_bytes"}
     outputs = ("y", "workSpace")   # the workspace is scratch: written before it is read
+    vector_types = True
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "yDesc", "x", "w", "y")
         a.alpha_value, a.beta_value = _scaling(a, ("alpha", "beta"), a.xDesc)
-        a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc)
+        a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc, forward=True)
         _workspace(a, FORWARD, a.algo, a.geometry, a.ct)
 
     def compute(self, a, v):
+        if isinstance(a.geometry, conv_int8.Int8Geometry):
+            conv_int8.forward(v["x"], v["w"], v["y"], a.geometry, a.alpha_value, a.beta_value)
+            return
         forward(v["x"], v["w"], v["y"], a.geometry, a.ct, a.convDesc, a.xDesc.dtype_code,
                 _scratch(v, FORWARD, a.geometry, a.ct),
                 lambda y_chunk, acc, lo: mcdnn.write_split(y_chunk, acc, a.alpha_value, a.beta_value),
@@ -244,15 +265,18 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
     tensors = {"x": "xDesc", "w": "wDesc", "z": "zDesc", "bias": "biasDesc", "y": "yDesc",
                "workSpace": "workspace_bytes"}
     outputs = ("y", "workSpace")
+    vector_types = True
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "wDesc", "convDesc", "zDesc", "biasDesc", "activationDesc", "yDesc", "x", "w", "z",
                       "bias", "y")
         a.alpha1_value, a.alpha2_value = _scaling(a, ("alpha1", "alpha2"), a.xDesc)
-        a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc)
+        a.geometry, a.ct = configuration(a.xDesc, a.wDesc, a.yDesc, a.convDesc, forward=True)
         mcdnn.same_dims(mcdnn.bad_param, ("yDesc", a.yDesc), ("zDesc", a.zDesc))
-        # cuDNN's configurations for floating data: z and bias of y's type
-        mcdnn.same_type(mcdnn.not_supported, ("yDesc", a.yDesc), ("zDesc", a.zDesc), ("biasDesc", a.biasDesc))
+        if isinstance(a.geometry, conv_int8.Int8Geometry):
+            conv_int8.check_bias_activation(a)
+        else:   # cuDNN's configurations for floating data: z and bias of y's type
+            mcdnn.same_type(mcdnn.not_supported, ("yDesc", a.yDesc), ("zDesc", a.zDesc), ("biasDesc", a.biasDesc))
         bias_shape = (1, a.wDesc.shape[0]) + (1,) * (a.xDesc.ndim - 2)
         if a.biasDesc.shape != bias_shape:
             raise mcdnn.bad_param("biasDesc has dims %s, expected %s" % (list(a.biasDesc.shape), list(bias_shape)))
@@ -267,6 +291,9 @@ class ConvolutionBiasActivationForward(mcdnn.McdnnOp):
     def compute(self, a, v):
         ct = a.ct
         relu = a.activationDesc.mode == ACTIVATION["MCDNN_ACTIVATION_RELU"]
+        if isinstance(a.geometry, conv_int8.Int8Geometry):
+            conv_int8.bias_activation(a, v, relu)
+            return
         bias = np.asarray(v["bias"], dtype=ct).reshape((-1,) + (1,) * (a.xDesc.ndim - 2))
 
         def emit(y_chunk, acc, lo):
@@ -369,7 +396,7 @@ class _WorkspaceSize(mcdnn.McdnnOp):
     def check(self, a):
         a.geometry, a.ct = self.direction.configure(a, "workspace")
         mcdnn.require(a, "sizeInBytes")
-        self.direction.family.check(a.algo)
+        self.direction.family.check(a.algo, a.geometry)
 
     def compute(self, a, v):
         device.ffi.cast("size_t *", a.sizeInBytes)[0] = self.direction.family.workspace(a.algo, a.geometry, a.ct)
@@ -393,7 +420,7 @@ class _Ranked(mcdnn.McdnnOp):
         rows = []
         for algo in family.heuristic_order():
             try:
-                family.check(algo)
+                family.check(algo, a.geometry)
                 memory = family.workspace(algo, a.geometry, a.ct)
                 rows.append((0, self.measure(a, algo, memory), algo, SUCCESS, memory))
             except VendorError as error:

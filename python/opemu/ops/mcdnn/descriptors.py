@@ -1,5 +1,5 @@
 """Snapshots of the filter, convolution, op-tensor, reduce-tensor and tensor-transform descriptors
-(C objects, csrc/mcdnn_conv.c and csrc/mcdnn_opdesc.c), read once at the call as the library reads
+(C objects, csrc/mcdnn/conv.c and csrc/mcdnn/opdesc.c), read once at the call as the library reads
 them; `kinds` gives the bridge one converter per descriptor type."""
 import numpy as np
 
@@ -12,17 +12,18 @@ NHWC = FORMAT["MCDNN_TENSOR_NHWC"]
 
 class Filter(mcdnn.Tensor):
     """A filter descriptor as a tensor: dims K, C/groups, spatial…; packed in its format (NCHW: KCRS,
-    NHWC: KRSC), so its strides follow from the format."""
+    NHWC: KRSC, NCHW_VECT_C: K x C/v x RS x v with strides counting vectors), so its strides follow from the
+    format."""
     __slots__ = ("format",)
 
     def __init__(self, dtype_code, shape, fmt):
         shape = tuple(shape)
         order = [0] + list(range(2, len(shape))) + [1] if fmt == NHWC else list(range(len(shape)))
         strides = [0] * len(shape)
-        step = 1
+        step, vector = 1, mcdnn.VECTOR.get(dtype_code, (1,))[0]
         for axis in reversed(order):
             strides[axis] = step
-            step *= shape[axis]
+            step *= shape[axis] // vector if axis == 1 else shape[axis]
         super().__init__(dtype_code, shape, strides)
         self.format = fmt
 

@@ -166,6 +166,43 @@ def _same_batch_and_channels(first, second):
         raise mcdnn.bad_param("n, c of %s %s and %s %s differ" % (name0, list(t0.shape[:2]), name1, list(t1.shape[:2])))
 
 
+def divisors(pool, geometry, ct):
+    """What each average divides by: the window's count (with or without padding, by the mode), or a divisor the
+    descriptor fixes (aclnn's divisorOverride; mcDNN descriptors have none)."""
+    divisor = getattr(pool, "divisor", 0)
+    if divisor:
+        return np.asarray(divisor, ct)
+    return geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], ct)
+
+
+def pool(pool, x, out_shape, ct):
+    """y (compute type) of every output of the (N, C, spatial…) shape `out_shape`: forward() for callers outside
+    the mcDNN API (aclnn's pooling operators, whose windows are mcDNN's)."""
+    return forward(pool, _geometries(pool, tuple(x.shape), tuple(out_shape)), x, ct)
+
+
+def average_gradient(pool, dy, dx_shape, ct):
+    """dx (compute type) of average pooling, as PoolingBackward computes it with alpha 1 and beta 0, for callers
+    outside the mcDNN API."""
+    dx = np.zeros(dx_shape, ct)
+    pieces = _geometries(pool, tuple(dx_shape), tuple(dy.shape))
+    for piece in pieces:
+        if piece.empty:
+            continue
+        part = dx[piece.read] if len(pieces) == 1 else np.zeros(dx[piece.read].shape, ct)
+        dy_part = np.ascontiguousarray(dy[piece.reached], ct)
+        counts = divisors(pool, piece, ct)
+        if not (piece.whole and _c_average_backward(piece, counts, dy_part, part)):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = np.where(counts != 0, dy_part / counts, 0).astype(ct)
+            target = np.empty(part.shape, ct)
+            _Phases(piece).average_backward(share, target, ct)
+            part[...] = target
+        if len(pieces) > 1:
+            dx[piece.read] += part
+    return dx
+
+
 def forward(pool, pieces, x, ct):
     """y for every output (pieces: _geometries'): the fill's value where the windows lie wholly in
     padding."""
@@ -191,7 +228,7 @@ def _forward_reached(pool, geometry, x, ct):
     result = None
     for _, window in geometry.offsets():
         result = xp[window].copy() if result is None else np.add(result, xp[window], out=result)
-    counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], ct)
+    counts = divisors(pool, geometry, ct)
     with np.errstate(invalid="ignore", divide="ignore"):
         result /= counts
     result[..., counts == 0] = 0
@@ -222,9 +259,9 @@ def backward(pool, geometry, y, dy, x, dx_shape, ct):
                 np.add(gradient[window], dy, out=gradient[window], where=hit)
             np.putmask(pending, hit, np.nan)
     else:
-        counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], ct)
+        counts = divisors(pool, geometry, ct)
         with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(counts > 0, dy / counts, 0).astype(ct)
+            share = np.where(counts != 0, dy / counts, 0).astype(ct)
         for _, window in geometry.offsets():
             gradient[window] += share
     return gradient[geometry.inner()]
@@ -346,7 +383,7 @@ def _c_backward(a, geometry, p):
     if a.is_max:
         return (not (pool.nan and np.isnan(p["y"]).any())
                 and _c_max_backward(geometry, p["y"], p["dy"], p["x"], p["dx"], pieces))
-    counts = geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"], p["dx"].dtype)
+    counts = divisors(pool, geometry, p["dx"].dtype)
     return _c_average_backward(geometry, counts, p["dy"], p["dx"], pieces)
 
 
@@ -484,8 +521,7 @@ def _backward_reached(a, geometry, p, direct, ct):
     pool = a.poolingDesc
     if direct and _c_backward(a, geometry, p):
         return
-    counts = None if a.is_max else geometry.counts(pool.mode == MODE["MCDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING"],
-                                                   ct)
+    counts = None if a.is_max else divisors(pool, geometry, ct)
     per_image = max(1, math.prod(p["dx"].shape[1:]))
     phases = _Phases(geometry)
     batch = p["dy"].shape[0]
@@ -502,7 +538,7 @@ def _backward_reached(a, geometry, p, direct, ct):
                 phases.max_backward(y, dy, part["x"], target, ct)
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
-                share = np.where(counts > 0, dy / counts, 0).astype(ct)
+                share = np.where(counts != 0, dy / counts, 0).astype(ct)
             phases.average_backward(share, target, ct)
         if target is not part["dx"]:
             mcdnn.write(part["dx"], target, a.alpha_value, a.beta_value)

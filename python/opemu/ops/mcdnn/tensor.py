@@ -1,15 +1,17 @@
 """Tensor utilities: mcdnnAddTensor, mcdnnSetTensor, mcdnnScaleTensor, mcdnnTransformTensor.
 
 AddTensor: C = alpha*A + beta*C where every dimension of A equals C's or is 1 (a broadcast bias), up to
-5 dimensions. TransformTensor: y = alpha*x + beta*y between any two layouts of the same dims.
+5 dimensions. TransformTensor: y = alpha*x + beta*y between any two layouts of the same dims; integer data
+moves within its family, NCHW or NHWC INT8 to and from NCHW_VECT_C INT8x4/INT8x32 (vector_formats).
 SetTensor: every element of y = *valuePtr, a value of y's data type. ScaleTensor: y *= *alpha.
 BAD_PARAM: a NULL argument; dims A cannot broadcast to C (or of x and y differ); data types differ.
-NOT_SUPPORTED: data types other than FLOAT/DOUBLE/HALF/BFLOAT16 (SetTensor also takes the integer
-types); AddTensor beyond 5 dimensions."""
+NOT_SUPPORTED: data types other than FLOAT/DOUBLE/HALF/BFLOAT16 (SetTensor also takes the scalar integer
+types, TransformTensor the integer families); AddTensor beyond 5 dimensions."""
 import numpy as np
 
 from opemu.core import device, mcdnn
 from opemu.core.mcdnn import DATA
+from opemu.ops.mcdnn import vector_formats
 
 _VALUE_TYPES = {
     DATA["MCDNN_DATA_FLOAT"]: "float *", DATA["MCDNN_DATA_DOUBLE"]: "double *", DATA["MCDNN_DATA_HALF"]: "uint16_t *",
@@ -49,16 +51,25 @@ class TransformTensor(mcdnn.McdnnOp):
     name = "mcdnnTransformTensor"
     tensors = {"x": "xDesc", "y": "yDesc"}
     outputs = ("y",)
+    vector_types = True
 
     def check(self, a):
         mcdnn.require(a, "xDesc", "yDesc", "x", "y")
         a.alpha_value = mcdnn.scaling(a.alpha, a.xDesc, "alpha")
         a.beta_value = mcdnn.scaling(a.beta, a.xDesc, "beta")
         mcdnn.same_dims(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
+        a.integer = vector_formats.integer(a.xDesc) or vector_formats.integer(a.yDesc)
+        if a.integer:
+            vector_formats.same_family(("xDesc", a.xDesc), ("yDesc", a.yDesc))
+            return
         mcdnn.same_type(mcdnn.bad_param, ("xDesc", a.xDesc), ("yDesc", a.yDesc))
         mcdnn.floating("xDesc", a.xDesc)
 
     def compute(self, a, v):
+        if a.integer:
+            mcdnn.by_batch(v, lambda p: vector_formats.transform(p["x"], a.xDesc, p["y"], a.yDesc, a.alpha_value,
+                                                                 a.beta_value))
+            return
         ct = a.xDesc.compute_dtype
 
         def run(p):

@@ -11,13 +11,15 @@ FLATTENED_INDICES also write each result's index among its reduced elements (row
 dimensions, the first on a tie) as 32-bit integers (other index types NOT_SUPPORTED); the indices size is
 4 bytes per element of C, the workspace 0 (the reduction needs no device scratch).
 TransformTensorEx / TransformFilter: dest = alpha*pad(src) + beta*dest, the transform descriptor's zero
-padding before and after each dimension, between any layouts of src and dest; folding (a fold other than 1)
-is not emulated (NOT_SUPPORTED)."""
+padding before and after each dimension, between any layouts of src and dest (integer data within its
+family: INT8 NCHW to NCHW_VECT_C INT8x4 with the channels padded to whole vectors, say); folding (a fold other
+than 1) is not emulated (NOT_SUPPORTED)."""
 import numpy as np
 
 from opemu.core import device, mcdnn
 from opemu.core.headers import enum
 from opemu.core.mcdnn import DATA, NAN
+from opemu.ops.mcdnn import vector_formats
 
 _INFER = "mcdnn/mcdnn_ops_infer.h"
 OP = enum(_INFER, "mcdnnOpTensorOp_t")
@@ -181,6 +183,7 @@ class _Transform(mcdnn.McdnnOp):
     """dest = alpha * (src zero-padded by the transform descriptor) + beta * dest."""
     tensors = {"srcData": "srcDesc", "destData": "destDesc"}
     outputs = ("destData",)
+    vector_types = True
 
     def check(self, a):
         mcdnn.require(a, "transDesc", "srcDesc", "destDesc", "srcData", "destData")
@@ -194,13 +197,22 @@ class _Transform(mcdnn.McdnnOp):
         padded = tuple(s + b + e for s, b, e in zip(src.shape, t.pad_before, t.pad_after))
         if dst.shape != padded:
             raise mcdnn.bad_param("destDesc has dims %s, the transform gives %s" % (list(dst.shape), list(padded)))
+        a.integer = vector_formats.integer(src) or vector_formats.integer(dst)
+        if a.integer:
+            vector_formats.same_family(("srcDesc", src), ("destDesc", dst))
+            return
         mcdnn.same_type(mcdnn.bad_param, ("srcDesc", src), ("destDesc", dst))
         mcdnn.floating("srcDesc", src)
 
     def compute(self, a, v):
         t = a.transDesc
-        result = np.zeros(a.destDesc.shape, a.destDesc.compute_dtype)
-        result[tuple(slice(b, b + s) for b, s in zip(t.pad_before, a.srcDesc.shape))] = v["srcData"]
+        result = np.zeros(a.destDesc.shape, np.float32 if a.integer else a.destDesc.compute_dtype)
+        inside = tuple(slice(b, b + s) for b, s in zip(t.pad_before, a.srcDesc.shape))
+        if a.integer:
+            result[inside] = vector_formats.logical(v["srcData"], a.srcDesc)
+            vector_formats.write(v["destData"], a.destDesc, result, a.alpha_value, a.beta_value)
+            return
+        result[inside] = v["srcData"]
         mcdnn.write(v["destData"], result, a.alpha_value, a.beta_value)
 
 

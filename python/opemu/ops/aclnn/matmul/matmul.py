@@ -18,26 +18,8 @@ from opemu.ops.aclnn.common import products as _products
 from opemu.ops.aclnn.common import fractal_nz
 from opemu.ops.aclnn.common import promotion as P
 from opemu.ops.aclnn.common import weights as W
-
-KEEP_DTYPE, ALLOW_FP32_DOWN_PRECISION, USE_FP16, USE_HF32, USE_FP32_ADD = range(5)
-
-
-def fp32_cube():
-    """IsCubeSupportFp32: the A2/A3 and 950 cubes read fp32 (and bf16)."""
-    return _products.line() in ("A2", "A3", "950")
-
-
-def cube_dtypes():
-    return P.codes("FLOAT FLOAT16 BF16") if fp32_cube() else P.codes("FLOAT FLOAT16")
-
-
-def round_hf32(x):
-    """fp32 → HF32 (8-bit exponent, 11-bit mantissa) to nearest even, kept in fp32."""
-    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    keep = (bits >> 12) & 1
-    rounded = (bits + (0x7FF + keep)) & np.uint32(0xFFFFF000)
-    finite = (bits & 0x7F800000) != 0x7F800000
-    return np.where(finite, rounded, bits).view(np.float32)
+from opemu.ops.aclnn.common.cube_util import (ALLOW_FP32_DOWN_PRECISION, KEEP_DTYPE, USE_FP16, USE_FP32_ADD, USE_HF32,
+                                              cube_dtypes, fp32_cube, round_hf32)
 
 
 def check_cube_inputs(a, names, cube_math_type):
