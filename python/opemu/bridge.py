@@ -163,8 +163,7 @@ def _desc_or_none(part):
 # as tuples of those (None for a null entry), host arrays as tuples of numbers
 _DESCRIBE = {"aclTensor": TensorDesc.from_summary, "aclScalar": _scalar_or_none,
              "aclTensorList": lambda part: tuple(map(_desc_or_none, part)),
-             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part)),
-             "string": lambda part: part.decode(errors="replace")}
+             "aclScalarList": lambda part: tuple(map(_scalar_or_none, part))}
 
 
 def _tensors_of(value):
