@@ -54,6 +54,12 @@ def norm_pairs(acl, rng):
     drm, drv, dsm, dsi = acl.tensor(rm), acl.tensor(rv), acl.tensor(rm), acl.tensor(rv)
     trm, trv = torch.zeros(256), torch.ones(256)
     size, grid = "4096x4096 fp32", "16x256x64x64 fp32"
+    mean, rstd = t.mean(1, keepdim=True), torch.rsqrt(t.var(1, unbiased=False, keepdim=True) + 1e-5)
+    dlm, dlr, dgw, dgb2 = acl.tensor(mean.numpy()), acl.tensor(rstd.numpy()), acl.tensor(gamma), acl.tensor(gamma)
+    bmean = tg4.mean((0, 2, 3))
+    binv = torch.rsqrt(tg4.var((0, 2, 3), unbiased=False) + 1e-5)
+    dbm, dbi, dgw4, dgb4 = acl.tensor(bmean.numpy()), acl.tensor(binv.numpy()), acl.tensor(gg), acl.tensor(gb)
+    three = acl.bools([True, True, True])
     return [
         ("AddRmsNorm", size, acl.call("aclnnAddRmsNorm", dx, dx2, dg, ctypes.c_double(1e-6), dy, drstd, dsum),
          lambda: torch.nn.functional.rms_norm(t + t2, (4096,), tg, 1e-6)),
@@ -66,6 +72,13 @@ def norm_pairs(acl, rng):
         ("BatchNorm training", grid, acl.call("aclnnBatchNorm", dg4, dgg, dgb, drm, drv, ctypes.c_bool(True),
                                               ctypes.c_double(0.1), ctypes.c_double(1e-5), dgo, dsm, dsi),
          lambda: torch.nn.functional.batch_norm(tg4, trm, trv, tgg, tgb, True, 0.1, 1e-5)),
+        ("LayerNormBackward", size, acl.call("aclnnLayerNormBackward", dx2, dx, acl.int_array([4096]), dlm, dlr, dg,
+                                             None, three, dy, dgw, dgb2),
+         lambda: torch.ops.aten.native_layer_norm_backward(t2, t, (4096,), mean, rstd, tg, tg, [True, True, True])),
+        ("BatchNormBackward", grid, acl.call("aclnnBatchNormBackward", dg4, dg4, dgg, None, None, dbm, dbi,
+                                             ctypes.c_bool(True), ctypes.c_double(1e-5), three, dgo, dgw4, dgb4),
+         lambda: torch.ops.aten.native_batch_norm_backward(tg4, tg4, tgg, None, None, bmean, binv, True, 1e-5,
+                                                            [True, True, True])),
     ]
 
 
