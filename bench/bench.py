@@ -28,6 +28,8 @@ SECTIONS = [
     "aclnn_ops",
     "attention",
     "nn_families",
+    "nn_activation",
+    "attention",
     "torch_on_npu",
     "contention",
 ]

@@ -20,7 +20,12 @@ def test_unimplemented_entry_points_say_so():
     table = support.entry_points()
     assert support.status_of("aclDumpOpTensors", table["aclDumpOpTensors"]).startswith("not")
     assert support.status_of("aclnnEmbedding", table["aclnnEmbedding"]).startswith("implemented")
-    assert support.status_of("aclnnAcos", table["aclnnAcos"]) == "not supported"
+    from opemu import implemented
+    listed = {name for operators in implemented.aclnn_folders().values() for name in operators}
+    unlisted = sorted(name for name, meta in table.items() if name.startswith("aclnn") and "GetWorkspaceSize" not in name
+                      and meta.get("declared", True) and name not in listed)
+    for name in unlisted[:3]:   # none once every declared operator is implemented
+        assert support.status_of(name, table[name]) == "not supported", name
 
 
 def test_support_matrix_counts_operators_per_vendor_folder():
