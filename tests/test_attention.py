@@ -320,3 +320,15 @@ def test_quantised_inference_paths_are_refused_as_not_emulated():
                                  ctypes.c_int64(2), ctypes.c_double(0.25), ctypes.c_char_p(b"BSH"), ctypes.c_int64(2),
                                  handle(out))
     assert status == RUNTIME and "dequantScale1" in recent_error()
+
+
+def test_large_attentions_one_head_pair_at_a_time_give_the_same_bits(monkeypatch):
+    from opemu.ops.aclnn.attention import core
+    q, k, v = qkv(2, 4, 2, 8, 12, 16, np.float16, seed=16)
+    mask = np.random.default_rng(16).random((2, 1, 8, 12)) < 0.2
+    _, _, batched, peak, total = fas(q, k, v, "BNSD", 4, 0.25, mask=mask, sparse=1)
+    monkeypatch.setattr(core, "BATCHED_LIMIT", 0)
+    _, _, one_by_one, peak1, total1 = fas(q, k, v, "BNSD", 4, 0.25, mask=mask, sparse=1)
+    np.testing.assert_array_equal(batched, one_by_one)
+    np.testing.assert_array_equal(peak, peak1)
+    np.testing.assert_array_equal(total, total1)

@@ -256,3 +256,15 @@ def test_rope_with_sin_cos_cache_rotates_the_first_rotary_dims_of_each_head(neox
             expected[..., :rotary] = np.stack((a * c[:, None] - b * s[:, None], b * c[:, None] + a * s[:, None]),
                                               -1).reshape(r.shape)
         np.testing.assert_allclose(out.storage().reshape(src.shape), expected.reshape(src.shape), rtol=1e-5, atol=1e-5)
+
+
+def test_rotary_position_embedding_grad_without_x_leaves_dcos_and_dsin_alone():
+    dy, cos, sin = inputs((1, 2, 2, 16), (1, 2, 1, 16), np.float32, seed=9)
+    tensors = [DeviceTensor(t) for t in (dy, cos, sin)]
+    dx = DeviceTensor(np.zeros_like(dy))
+    empty = [DeviceTensor(np.zeros((1, 1, 1, 0), np.float32)) for _ in range(2)]
+    status, message = run("aclnnRotaryPositionEmbeddingGrad", *[handle(t) for t in tensors], handle(None),
+                          ctypes.c_int64(0), handle(dx), *[handle(t) for t in empty])
+    assert status == 0, message
+    expected = grad_reference(dy, cos, sin, np.zeros_like(dy), 0)[0]
+    np.testing.assert_allclose(dx.storage().reshape(dy.shape), expected, rtol=1e-5, atol=1e-5)

@@ -99,43 +99,73 @@ def mask_view(mask, b, n, sq, skv):
     return mask[..., :sq, :skv]
 
 
+BATCHED_LIMIT = 1 << 20  # scores at most this many: every (batch, key/value head) in one set of NumPy calls
+
+
 def attend(q, k, v, scale, masked=None, pse=None, pse_inside=False, keep=None, keep_prob=1.0, stats=False):
     """Attention of (B, N, Sq, D) q over (B, Nkv, Skv, D) k and (B, Nkv, Skv, Dv) v, fp32 result (B, N, Sq, Dv)
     before the output rounding; with `stats`, also the softmax max and sum (B, N, Sq) in fp32. `masked`
     broadcasts to (B, N, Sq, Skv); `pse` too: added to the scaled scores, or inside the scaling
-    (scale * (qk + pse)) with `pse_inside`; `keep` the dropout's kept positions."""
+    (scale * (qk + pse)) with `pse_inside`; `keep` the dropout's kept positions. Small problems run every
+    (batch, key/value head) at once (the same arithmetic per slice), large ones one at a time."""
     bsz, heads, sq, _ = q.shape
     kv_heads, skv, dv = k.shape[1], k.shape[2], v.shape[3]
     group = heads // kv_heads
-    half = q.dtype if q.dtype != np.float32 else None
     out = np.empty((bsz, heads, sq, dv), np.float32)
     maxes = np.empty((bsz, heads, sq), np.float32) if stats else None
     sums = np.empty((bsz, heads, sq), np.float32) if stats else None
+    if bsz * heads * sq * skv <= BATCHED_LIMIT:
+        pairs = bsz * kv_heads
+        def slab(array, width):
+            if array is None:
+                return None
+            whole = np.broadcast_to(array, (bsz, heads) + array.shape[2:])
+            return whole.reshape((pairs, group) + array.shape[2:]) if width else whole
+        result, peak, total = _block(q.reshape(pairs, group, sq, -1), k.reshape(pairs, skv, -1),
+                                     v.reshape(pairs, skv, dv), scale, slab(masked, 1), slab(pse, 1), pse_inside,
+                                     slab(keep, 1), keep_prob, q.dtype)
+        out[...] = result.reshape(out.shape)
+        if stats:
+            maxes[...] = peak.reshape(maxes.shape)
+            sums[...] = total.reshape(sums.shape)
+        return (out, maxes, sums) if stats else out
     for b in range(bsz):
         for h in range(kv_heads):
             heads_of = slice(h * group, (h + 1) * group)
-            scores = _scores(q[b, heads_of].astype(np.float32), k[b, h].astype(np.float32), b, heads_of, scale,
-                             masked, pse, pse_inside)
-            peak = scores.max(axis=-1, keepdims=True)
-            dead = ~np.isfinite(peak)
-            peak[dead] = 0
-            np.subtract(scores, peak, out=scores)
-            np.exp(scores, out=scores)
-            total = scores.sum(axis=-1, dtype=np.float32, keepdims=True)
-            if keep is not None:
-                scores *= np.broadcast_to(_pick(keep, b, heads_of), scores.shape) / np.float32(keep_prob)
-            if half is not None:
-                scores = scores.astype(half).astype(np.float32)
-            vg = v[b, h].astype(np.float32)
-            result = (scores.reshape(group * sq, skv) @ vg).reshape(group, sq, dv)
-            total[dead] = 1
-            result /= total
-            result[dead[..., 0]] = 0
-            out[b, heads_of] = result
+            def one(array):
+                return None if array is None else _pick(array, b, heads_of)[None]
+            result, peak, total = _block(q[b, heads_of][None], k[b, h][None], v[b, h][None], scale, one(masked),
+                                         one(pse), pse_inside, one(keep), keep_prob, q.dtype)
+            out[b, heads_of] = result[0]
             if stats:
-                maxes[b, heads_of] = np.where(dead[..., 0], np.float32(np.finfo(np.float32).min), peak[..., 0])
-                sums[b, heads_of] = np.where(dead[..., 0], 0, total[..., 0])
+                maxes[b, heads_of], sums[b, heads_of] = peak[0], total[0]
     return (out, maxes, sums) if stats else out
+
+
+def _block(q, k, v, scale, masked, pse, pse_inside, keep, keep_prob, dtype):
+    """(result, max, sum) of X (batch, key/value head) pairs: q (X, G, Sq, D), k (X, Skv, D), v (X, Skv, Dv);
+    masked, pse, keep broadcast to (X, G, Sq, Skv). A row with every position masked: result 0, max the
+    lowest float, sum 0."""
+    pairs, group, sq, _ = q.shape
+    scores = _scores(q.astype(np.float32), k.astype(np.float32), scale, masked, pse, pse_inside)
+    peak = scores.max(axis=-1, keepdims=True)
+    dead = ~np.isfinite(peak)
+    peak[dead] = 0
+    np.subtract(scores, peak, out=scores)
+    np.exp(scores, out=scores)
+    total = scores.sum(axis=-1, dtype=np.float32, keepdims=True)
+    if keep is not None:
+        scores *= keep / np.float32(keep_prob)
+    if dtype != np.float32:  # P enters the second matmul in the input dtype
+        scores = scores.astype(dtype).astype(np.float32)
+    skv, dv = v.shape[1], v.shape[2]
+    result = (scores.reshape(pairs, group * sq, skv) @ v.astype(np.float32)).reshape(pairs, group, sq, dv)
+    total[dead] = 1
+    result /= total
+    result[dead[..., 0]] = 0
+    peak = np.where(dead, np.float32(np.finfo(np.float32).min), peak)[..., 0]
+    total = np.where(dead, np.float32(0), total)[..., 0]
+    return result, peak, total
 
 
 def attend_grad(q, k, v, dy, out, maxes, sums, scale, masked=None, pse=None, pse_inside=False, keep=None,
@@ -154,7 +184,9 @@ def attend_grad(q, k, v, dy, out, maxes, sums, scale, masked=None, pse=None, pse
             heads_of = slice(h * group, (h + 1) * group)
             qg = q[b, heads_of].astype(np.float32)
             kg, vg = k[b, h].astype(np.float32), v[b, h].astype(np.float32)
-            scores = _scores(qg, kg, b, heads_of, scale, masked, pse, pse_inside)
+            def one(array):
+                return None if array is None else _pick(array, b, heads_of)[None]
+            scores = _scores(qg[None], kg[None], scale, one(masked), one(pse), pse_inside)[0]
             total = sums[b, heads_of][..., None]
             probs = np.exp(scores - maxes[b, heads_of][..., None])
             probs = np.divide(probs, total, out=np.zeros_like(probs), where=total > 0)
@@ -178,18 +210,18 @@ def attend_grad(q, k, v, dy, out, maxes, sums, scale, masked=None, pse=None, pse
     return dq, dk, dv, dpse
 
 
-def _scores(qg, kg, b, heads_of, scale, masked, pse, pse_inside):
-    """The (group, Sq, Skv) fp32 scores of one key/value head's query group: qk scaled, pse added outside or
-    inside the scaling, masked positions -inf."""
-    group, sq, _ = qg.shape
-    scores = (qg.reshape(group * sq, -1) @ kg.T).reshape(group, sq, kg.shape[0])
+def _scores(q, k, scale, masked, pse, pse_inside):
+    """The (X, G, Sq, Skv) fp32 scores of X key/value heads' query groups (q (X, G, Sq, D), k (X, Skv, D)): qk
+    scaled, pse added outside or inside the scaling, masked positions -inf."""
+    pairs, group, sq, _ = q.shape
+    scores = (q.reshape(pairs, group * sq, -1) @ k.transpose(0, 2, 1)).reshape(pairs, group, sq, k.shape[1])
     if pse is not None and pse_inside:
-        scores += _pick(pse, b, heads_of)
+        scores += pse
     scores *= np.float32(scale)
     if pse is not None and not pse_inside:
-        scores += _pick(pse, b, heads_of)
+        scores += pse
     if masked is not None:
-        np.copyto(scores, MASKED, where=_pick(masked, b, heads_of))
+        np.copyto(scores, MASKED, where=masked)
     return scores
 
 

@@ -158,7 +158,10 @@ class RotaryPositionEmbeddingGrad(AclnnOp):
 
     def check(self, a):
         checks.not_null(a, "dy", "cos", "sin", "dxOut", "dcosOut", "dsinOut")
-        named = [(n, getattr(a, n)) for n in self.inputs + self.outputs if getattr(a, n) is not None]
+        # without xOptional dcos/dsin are not computed: the docs' example passes empty tensors for them
+        ignored = ("dcosOut", "dsinOut") if a.xOptional is None else ()
+        named = [(n, getattr(a, n)) for n in self.inputs + self.outputs
+                 if getattr(a, n) is not None and n not in ignored]
         check_dtypes(named)
         _products.check_supported(self.name, A2_A3 + ("950",))
         check_mode(a.mode)
@@ -175,7 +178,7 @@ class RotaryPositionEmbeddingGrad(AclnnOp):
             if t is not None and t.shape != a.dy.shape:
                 raise tiling_error("%s shape %s should be equal to dy shape %s."
                                    % (name, checks.shape_text(t.shape), checks.shape_text(a.dy.shape)))
-        for name in ("sin", "dcosOut", "dsinOut"):
+        for name in ("sin",) + tuple(n for n in ("dcosOut", "dsinOut") if n not in ignored):
             if getattr(a, name).shape != a.cos.shape:
                 raise tiling_error("%s shape %s should be equal to cos shape %s."
                                    % (name, checks.shape_text(getattr(a, name).shape), checks.shape_text(a.cos.shape)))
@@ -196,8 +199,6 @@ class RotaryPositionEmbeddingGrad(AclnnOp):
             dx -= rotate(dy * sin, mode)
         P.store(v["dxOut"], dx)
         if v.get("xOptional") is None:
-            v["dcosOut"][...] = 0
-            v["dsinOut"][...] = 0
             return
         x = fp32(v["xOptional"])
         if mode == INTERLEAVE_HALF:
