@@ -41,12 +41,19 @@ FILE *opemu_trace_open(const char *pattern)
     return f;
 }
 
+/* A listener may join while other threads make calls (mcblasLoggerConfigure does): its slot is filled
+ * before the count that publishes it grows, and readers load the count first. */
 void opemu_trace_listen(const opemu_call_listener *listener)
 {
-    if (n_listeners == LISTENERS_MAX)
+    static pthread_mutex_t joining = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&joining);
+    int n = __atomic_load_n(&n_listeners, __ATOMIC_RELAXED);
+    if (n == LISTENERS_MAX)
         abort(); /* more listening layers than places: fix LISTENERS_MAX */
-    listeners[n_listeners++] = listener;
-    opemu_trace_enabled = 1;
+    listeners[n] = listener;
+    __atomic_store_n(&n_listeners, n + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&opemu_trace_enabled, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&joining);
 }
 
 static void trace_unsupported(const char *function, int status, const char *status_name);
@@ -107,7 +114,7 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->error_mark = opemu_error_serial();
     t->names_length = 0;
     current = t;
-    for (int i = 0; i < n_listeners; i++)
+    for (int i = 0, n = __atomic_load_n(&n_listeners, __ATOMIC_ACQUIRE); i < n; i++)
         if (listeners[i]->begin)
             listeners[i]->begin();
 }
@@ -171,7 +178,7 @@ void opemu_trace_json(opemu_trace *t, const char *name, const char *fmt, ...)
 void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, const void *returned)
 {
     current = NULL;
-    for (int i = 0; i < n_listeners; i++)
+    for (int i = 0, n = __atomic_load_n(&n_listeners, __ATOMIC_ACQUIRE); i < n; i++)
         if (listeners[i]->end)
             listeners[i]->end(t, status);
     if (trace_file == NULL)

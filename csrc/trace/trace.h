@@ -38,7 +38,7 @@ typedef struct {
     void (*begin)(void);
     void (*end)(const opemu_trace *t, long long status);
 } opemu_call_listener;
-/* At load time only; turns tracing on. */
+/* At any time (a listener stays for the life of the process); turns tracing on. */
 void opemu_trace_listen(const opemu_call_listener *listener);
 
 /* Opens a trace-like output: "%p" in `pattern` is replaced by the process id; NULL (with a line on
