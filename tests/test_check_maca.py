@@ -73,3 +73,14 @@ def test_acl_leak_is_reported_at_aclrtResetDevice(build_dir):
     findings = [line for line in result.stderr.splitlines() if line.startswith("opemu check: [")]
     assert len(findings) == 1 and findings[0].startswith("opemu check: [leak] device memory at "), result.stderr
     assert '(64 bytes) was never freed, at the device\'s reset | call: {"function": "aclrtResetDevice"' in findings[0]
+
+
+def test_a_finding_names_the_app_function_and_source_line(build_dir):
+    home, source, output = toolkit(), build_dir / "double_free_g.cpp", build_dir / "double_free_g"
+    source.write_text("#include <mc_runtime.h>\nint main() {\n    void *d;\n    mcMalloc(&d, 64);\n    mcFree(d);\n"
+                      "    mcFree(d);  // line 6\n    return 0;\n}\n")
+    subprocess.run(["g++", "-g", "-O0", str(source), "-o", str(output), "-I%s/include" % home,
+                    "-I%s/include/mcr" % home, "-L%s/lib" % home, "-lmcruntime"], check=True)
+    result = opemu_check(output)
+    assert "opemu check: [double-free] mcFree: " in result.stderr, result.stderr
+    assert "    at main (%s:6)" % source in result.stderr, result.stderr
