@@ -197,6 +197,17 @@ def cdef_text(ast):
     return "\n".join(parts)
 
 
+BOOL_PARAMETER = re.compile(r"\b(?:const\s+)?(?:bool|_Bool)(\s+\w+\s*)(?=[,)])")
+
+
+def python_side(prototype):
+    """The prototype Python's entry point is declared with: a bool parameter read as its byte, since a
+    caller's bool may hold any byte (a C caller's bool is 0 or 1, a caller through the ABI's may pass 2)
+    and cffi refuses to convert one that is not 0 or 1; x86-64 passes both in the same register."""
+    head, _, parameters = prototype.partition("(")
+    return head + "(" + BOOL_PARAMETER.sub(r"uint8_t\1", parameters)
+
+
 def is_phase2(fn, functions):
     return (fn.name + "GetWorkspaceSize") in functions and fn.param_types() == PHASE2_PARAMS
 
@@ -669,7 +680,7 @@ def main():
                                 BRIDGE_API)
     internal = read_functions(internal_ast, {})
     embedded = [fn.prototype(name) + ";" for name, fn in sorted(internal.items()) if name.startswith("opemu_py_")]
-    embedded += [fn.prototype("opemu_py_" + name) + ";" for name, fn in sorted(functions.items())
+    embedded += [python_side(fn.prototype("opemu_py_" + name)) + ";" for name, fn in sorted(functions.items())
                  if route[name] == "python"]
 
     entry_points = {

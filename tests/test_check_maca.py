@@ -16,6 +16,7 @@ EXPECTED = {
     "uninitialized-read": ("uninitialized-read", '"function": "mcMemcpy"'),
     "out-of-bounds": ("out-of-bounds", "100 bytes past the 100 requested"),
     "double-free": ("double-free", "mcFree: "),
+    "use-after-free": ("use-after-free", "mcMemcpy: src at "),
     "routine-overrun": ("out-of-bounds", "mcdnnActivationForward: y: 256 bytes"),
     "workspace-overrun": ("out-of-bounds", "mcdnnConvolutionForward: workSpace: "),
     "unsynchronized-read": ("unsynchronized-read", "is read while 1 write(s) to it wait on a stream"),
@@ -42,7 +43,7 @@ def test_every_case_is_tested(mc_check_probe):
 
 def test_host_dereference_of_device_memory_faults_as_on_the_device(mc_check_probe):
     result = opemu_check(mc_check_probe, "host-access")
-    assert "the program exited with -11" in result.stdout and "read " not in result.stdout, result.stdout
+    assert "the program exited with 139" in result.stderr and "read " not in result.stdout, result.stderr
 
 
 def test_without_check_a_host_dereference_goes_through(mc_check_probe):
@@ -51,17 +52,17 @@ def test_without_check_a_host_dereference_goes_through(mc_check_probe):
 
 def test_a_correct_maca_program_has_no_findings(mc_check_probe):
     result = opemu_check(mc_check_probe, "clean")
-    assert result.returncode == 0 and "0 finding(s); the program exited with 0" in result.stdout, result.stdout
+    assert result.returncode == 0 and "0 finding(s); the program exited with 0" in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_maca_misuse_is_found(mc_check_probe, case):
     kind, text = EXPECTED[case]
     result = opemu_check(mc_check_probe, case)
-    findings = [line for line in result.stdout.splitlines() if line.startswith("opemu check: [")]
+    findings = [line for line in result.stderr.splitlines() if line.startswith("opemu check: [")]
     assert result.returncode == 1 and {line.split("]")[0][len("opemu check: ["):] for line in findings} == {kind}, \
-        result.stdout
-    assert any(text in line for line in findings), result.stdout
+        result.stderr
+    assert any(text in line for line in findings), result.stderr
 
 
 def test_acl_leak_is_reported_at_aclrtResetDevice(build_dir):
@@ -69,6 +70,17 @@ def test_acl_leak_is_reported_at_aclrtResetDevice(build_dir):
                             '  aclInit(nullptr);\n  aclrtSetDevice(0);\n  aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST);\n'
                             '  aclrtResetDevice(0);\n  return (int)aclFinalize();\n}\n', ["ascendcl"])
     result = opemu_check(output)
-    findings = [line for line in result.stdout.splitlines() if line.startswith("opemu check: [")]
-    assert len(findings) == 1 and findings[0].startswith("opemu check: [leak] device memory at "), result.stdout
+    findings = [line for line in result.stderr.splitlines() if line.startswith("opemu check: [")]
+    assert len(findings) == 1 and findings[0].startswith("opemu check: [leak] device memory at "), result.stderr
     assert '(64 bytes) was never freed, at the device\'s reset | call: {"function": "aclrtResetDevice"' in findings[0]
+
+
+def test_a_finding_names_the_app_function_and_source_line(build_dir):
+    home, source, output = toolkit(), build_dir / "double_free_g.cpp", build_dir / "double_free_g"
+    source.write_text("#include <mc_runtime.h>\nint main() {\n    void *d;\n    mcMalloc(&d, 64);\n    mcFree(d);\n"
+                      "    mcFree(d);  // line 6\n    return 0;\n}\n")
+    subprocess.run(["g++", "-g", "-O0", str(source), "-o", str(output), "-I%s/include" % home,
+                    "-I%s/include/mcr" % home, "-L%s/lib" % home, "-lmcruntime"], check=True)
+    result = opemu_check(output)
+    assert "opemu check: [double-free] mcFree: " in result.stderr, result.stderr
+    assert "    at main (%s:6)" % source in result.stderr, result.stderr

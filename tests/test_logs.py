@@ -219,3 +219,62 @@ def test_mcblaslt_logger_is_silent_without_a_mask_and_after_force_disable(lt_log
     assert lt_lines(run_program(lt_logger_program).stdout) == []
     result = run_program(lt_logger_program, "31", "callback", "off")
     assert lt_lines(result.stdout) == [] and "callback" not in result.stdout
+
+
+def test_debug_level_logs_every_successful_call(probe, tmp_path):
+    result = run_program(probe, "no_operator_never_starts_python",
+                         env={"ASCEND_PROCESS_LOG_PATH": str(tmp_path), "ASCEND_GLOBAL_LOG_LEVEL": "0"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = plog_lines(tmp_path)
+    calls = [line for line in lines if line.startswith("[DEBUG] ASCENDCL(") and ":success, call: {" in line]
+    assert calls and all(LOG_LINE.match(line) for line in lines), lines
+    assert any(' aclrtMalloc:success, call: {"function": "aclrtMalloc", "args": {"devPtr": ' in line
+               for line in calls), calls
+
+
+@pytest.fixture(scope="module")
+def mcblas_logging_program(build_dir):
+    return compile_source(build_dir, "mcblas_logging", r'''#include <cstdio>
+#include <cstring>
+#include <mcblas/mcblas.h>
+static int messages;
+static void on_message(const char *msg) { messages += strstr(msg, "mcblasGetVersion") != nullptr; }
+int main(int argc, char **argv) {
+    mcblasHandle_t h;
+    int version;
+    mcblasCreate(&h);
+    if (argc > 1) {  // configured at run time: stdout, then a callback too, then off
+        mcblasLogCallback cb = nullptr;
+        if (mcblasLoggerConfigure(1, 1, 0, nullptr) || mcblasGetVersion(h, &version)) return 1;
+        if (mcblasSetLoggerCallback(on_message) || mcblasGetLoggerCallback(&cb) || cb != on_message) return 2;
+        mcblasGetVersion(h, &version);
+        mcblasLoggerConfigure(0, 0, 0, nullptr);
+        mcblasGetVersion(h, &version);
+        if (mcblasGetLoggerCallback(nullptr) != MCBLAS_STATUS_INVALID_VALUE) return 3;
+        printf("callback saw %d\n", messages);
+    }
+    mcblasDestroy(h);
+    return 0;
+}
+''', ["mcblas", "mcruntime"], library_dir="lib")
+
+
+def test_mcblas_info_log_lists_every_call(mcblas_logging_program):
+    result = run_program(mcblas_logging_program, env={"MCBLAS_LOGINFO_DBG": "1", "MCBLAS_LOGDEST_DBG": "stdout"})
+    called = [line for line in result.stdout.splitlines() if line.startswith("I! mcBLAS (v")]
+    assert [line.split("function ")[1] for line in called] == ["mcblasCreate_v2() called:", "mcblasDestroy_v2() called:"] \
+        or [line.split("function ")[1] for line in called] == ["mcblasCreate() called:", "mcblasDestroy() called:"], \
+        result.stdout
+
+
+def test_mcblas_logger_configure_and_callback_at_run_time(mcblas_logging_program):
+    result = run_program(mcblas_logging_program, "runtime")
+    assert result.returncode == 0, result.stdout + result.stderr
+    logged = [line.split("function ")[1] for line in result.stdout.splitlines() if line.startswith("I! mcBLAS (v")]
+    # two of the three mcblasGetVersion calls: the one after logging was turned off is not logged
+    assert logged.count("mcblasGetVersion() called:") == 2, logged
+    assert "callback saw 1" in result.stdout
+
+
+def test_no_mcblas_log_without_a_destination(mcblas_logging_program):
+    assert run_program(mcblas_logging_program, env={"MCBLAS_LOGINFO_DBG": "1"}).stdout == ""

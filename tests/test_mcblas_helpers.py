@@ -200,9 +200,9 @@ def check_probe(build_dir):
 def test_opemu_check_sees_what_mcblas_kernels_read_and_write(check_probe, kind):
     from test_check import opemu_check
     result = opemu_check(check_probe, kind)
-    findings = {line.split("]")[0][len("opemu check: ["):] for line in result.stdout.splitlines()
+    findings = {line.split("]")[0][len("opemu check: ["):] for line in result.stderr.splitlines()
                 if line.startswith("opemu check: [")}
-    assert findings == (set() if kind == "clean" else {kind}), result.stdout
+    assert findings == (set() if kind == "clean" else {kind}), result.stderr
     assert (result.returncode == 0) == (kind == "clean")
 
 

@@ -1,10 +1,16 @@
 /* AscendCL's error and log APIs: the recent message (aclGetRecentErrMsg), the thread's last failed
  * status (aclrtGetLastError, aclrtPeekAtLastError) and the app's log lines (aclAppLog), on core's
- * message model and log (core/errors.c). */
+ * message model and log (core/errors.c).
+ *
+ * At ASCEND_GLOBAL_LOG_LEVEL=0 (debug) the log also gets a line for every CANN call that succeeds
+ * (failures are logged as errors wherever they are recorded): the log listens to the trace's calls,
+ * which hold the arguments. MACA's calls have their own logs (MCDNN_LOG*_DBG, MCBLAS_LOG*_DBG). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "acl/acl.h"
 #include "core/core.h"
+#include "trace/trace.h"
 
 static aclError last_error_of(aclrtLastErrLevel level, int clear, const char *api)
 {
@@ -39,4 +45,20 @@ __attribute__((visibility("default"))) void aclAppLog(aclLogLevel logLevel, cons
     char body[OPEMU_MSG_MAX + 512];
     snprintf(body, sizeof body, "%s:%u: \"%s\"", file ? file : "", line, text);
     opemu_log_line((int)logLevel, "APP", func, file, line, body);
+}
+
+static void log_success(const opemu_trace *t, long long status)
+{
+    if (status != 0 || strncmp(t->function, "mc", 2) == 0)
+        return;
+    char body[sizeof t->text + 64];
+    snprintf(body, sizeof body, "success, call: %s}}", t->text); /* the record so far: arguments, not yet closed */
+    opemu_log_line(ACL_DEBUG, strncmp(t->function, "Hccl", 4) == 0 ? "HCCL" : "ASCENDCL", t->function, NULL, 0, body);
+}
+
+__attribute__((constructor)) static void listen_at_debug_level(void)
+{
+    static const opemu_call_listener listener = {.end = log_success};
+    if (opemu_log_level() == ACL_DEBUG)
+        opemu_trace_listen(&listener);
 }

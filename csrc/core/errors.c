@@ -28,7 +28,7 @@ static __thread int last_error;
 unsigned long opemu_error_serial(void) { return serial; }
 const char *opemu_error_last(void) { return last; }
 
-static int log_level(void)
+int opemu_log_level(void)
 {
     static int level = -1;
     if (level < 0) {
@@ -85,7 +85,7 @@ void opemu_log_line(int level, const char *module, const char *func, const char 
                     const char *message)
 {
     static const char *names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
-    if (level < log_level() || level > ACL_ERROR || level < 0)
+    if (level < opemu_log_level() || level > ACL_ERROR || level < 0)
         return;
     FILE *out = log_to_stdout() ? stdout : plog_file();
     if (out == NULL)

@@ -26,6 +26,9 @@ unsigned long opemu_error_serial(void);
 const char *opemu_error_last(void);
 /* The thread's last failed status (aclrtGetLastError), cleared when `clear`. */
 int opemu_error_status(int clear);
+/* ASCEND_GLOBAL_LOG_LEVEL: 0 debug, 1 info, 2 warning, 3 error (the default, and for a value outside
+ * 0..4), 4 none. */
+int opemu_log_level(void);
 /* A line of the vendor's log (ASCEND_GLOBAL_LOG_LEVEL, ASCEND_SLOG_PRINT_TO_STDOUT): `level` 0 debug
  * .. 3 error; `func` and `file` may be NULL. */
 void opemu_log_line(int level, const char *module, const char *func, const char *file, uint32_t line,

@@ -2,6 +2,7 @@
  * copies share (mc_internal.h): a side the kind (or, for mcMemcpyDefault, the pointers) puts on the
  * device lies inside one live device allocation; a synchronous transfer runs after the device's
  * queued work, an asynchronous one is a task on its stream. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mc_internal.h"
@@ -15,8 +16,12 @@ static int is_device(const void *address)
 mcError_t mc_device_side(const void *address, size_t count, int device, const char *api, const char *side)
 {
     opemu_allocation a;
-    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE)
+    if (!opemu_memory_find(address, &a) || a.kind != OPEMU_MEM_DEVICE) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: %s", api, side);
+        opemu_sanitize_missing(address, what); /* under opemu check: memory freed before the call */
         return mc_fail(mcErrorInvalidValue, "%s: %s %p is not device memory", api, side, address);
+    }
     if (device >= 0 && a.device != device)
         return mc_fail(mcErrorInvalidValue, "%s: %s %p is memory of device %d, not of device %d", api, side, address,
                        a.device, device);

@@ -15,6 +15,10 @@
  *
  * The sanitizer observes: core's hooks tell it of allocations, resets and findings, the trace of
  * every API call; nothing below it calls it by name. */
+#include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,14 +53,55 @@ static size_t graveyard_next;
 static unsigned long findings;
 static int leaks_reported;
 
+/* Libraries whose frames are not the app's: opemu itself, the interpreter it embeds, the C and C++
+ * runtimes and the loader. */
+static int foreign_frame(const char *module)
+{
+    static const char *const skipped[] = {"libopemu", "libpython", "libffi", "_cffi_backend", "/libc.so",
+                                          "/libc-", "libstdc++", "ld-linux", "libgcc_s"};
+    for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
+        if (strstr(module, skipped[i]))
+            return 1;
+    return 0;
+}
+
+/* " | at: module@0xaddress;…": the app's frames (up to 6, innermost first) that led to the finding,
+ * each as addr2line wants it (an offset in a position-independent object, the address in an ET_EXEC
+ * one; one byte back from the return address, inside the call). `opemu check` turns them into
+ * function and source line. Empty when no frame is the app's (a finding on a stream's thread). */
+static void app_frames(char *text, size_t size)
+{
+    void *frames[48];
+    int n = backtrace(frames, 48), kept = 0;
+    size_t used = 0;
+    text[0] = 0;
+    for (int i = 1; i < n && kept < 6; i++) {
+        Dl_info info;
+        if (!dladdr(frames[i], &info) || info.dli_fname == NULL || foreign_frame(info.dli_fname))
+            continue;
+        const ElfW(Ehdr) *header = info.dli_fbase;
+        uintptr_t address = (uintptr_t)frames[i] - 1;
+        if (header->e_type != ET_EXEC)
+            address -= (uintptr_t)info.dli_fbase;
+        int w = snprintf(text + used, size - used, "%s%s@0x%lx", kept ? ";" : " | at: ", info.dli_fname,
+                         (unsigned long)address);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+        kept++;
+    }
+}
+
 static void report(const char *kind, const char *message)
 {
     const char *call = opemu_trace_current();
+    char frames[2048];
+    app_frames(frames, sizeof frames);
     pthread_mutex_lock(&lock);
     findings++;
     const char *path = getenv("OPEMU_CHECK_REPORT");
     FILE *out = path && *path ? fopen(path, "a") : NULL;
-    fprintf(out ? out : stderr, "opemu check: [%s] %s%s%s%s\n", kind, message, call ? " | call: " : "",
+    fprintf(out ? out : stderr, "opemu check: [%s] %s%s%s%s%s\n", kind, message, frames, call ? " | call: " : "",
             call ? call : "", call ? "}}" : ""); /* the record so far: its arguments, not yet closed */
     if (out)
         fclose(out);
@@ -363,8 +408,11 @@ __attribute__((constructor)) static void observe(void)
                                       .finding = report};
     opemu_hooks_register(&hooks);
     static const opemu_call_listener calls = {.begin = call_begins, .end = call_ends};
-    if (opemu_strict())
+    if (opemu_strict()) {
         opemu_trace_listen(&calls);
+        void *warm[1];
+        backtrace(warm, 1); /* loads the unwinder now: a finding reported from a fault handler must not */
+    }
 }
 
 __attribute__((destructor)) static void at_exit(void)

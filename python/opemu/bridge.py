@@ -120,11 +120,6 @@ def _array_part(ctype, kind):
     return part
 
 
-def _string_part(ffi, lib, summary, name, value):
-    """A C string attribute (a reduction or rounding mode): its text, which belongs in the cache key."""
-    return ffi.string(value).decode("utf-8", "replace")
-
-
 def _tensor_list_part(ffi, lib, summary, name, value):
     _live(lib, name, value, "TENSOR_LIST")
     items = ffi.cast("aclTensorList *", value)
@@ -222,7 +217,9 @@ class _Phase1:
         self.ffi, self.lib, self.op, self.entry = ffi, lib, op, entry.encode()
         params = meta["params"]
         self.names = [name for name, _ in params[:-2]]
-        self.kinds = [_argument_kind(ctype) for _, ctype in params[:-2]]
+        # a bool arrives as its byte (gen_bridge: any nonzero byte is true, as the kernel's test of it)
+        self.kinds = ["flag" if abi == "bool" else _argument_kind(ctype)
+                      for (_, ctype), abi in zip(params[:-2], meta["abi"])]
         self.tensor_positions = [i for i, kind in enumerate(self.kinds) if kind == "aclTensor"]
         self.others = [(i, self.names[i], kind) for i, kind in enumerate(self.kinds) if kind != "aclTensor"]
         self.op_name = op.name.encode()
@@ -243,6 +240,8 @@ class _Phase1:
             value = cargs[i]
             if kind == "value":
                 parts.append(value)
+            elif kind == "flag":
+                parts.append(value != 0)
             elif value == null:
                 parts.append(None)
             else:
@@ -258,7 +257,7 @@ class _Phase1:
         """The error for the dead tensor at `position`, unless an argument before it is dead too: the
         arguments are judged in order."""
         for i, name, kind in self.others:
-            if i < position and kind != "value" and cargs[i] != self.ffi.NULL:
+            if i < position and kind in _PART_OF and cargs[i] != self.ffi.NULL:
                 _PART_OF[kind](self.ffi, self.lib, scratch.summary, name, cargs[i])  # raises when dead
         raise status.param_invalid("Argument %s is not a live aclTensor." % self.names[position])
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from opemu import __version__, paths, settings
+from opemu.findings import parse_finding, render_finding, symbolize
 
 # The ops-nn example line (reference §6) and the MACA one, together: unused names cost nothing.
 INCLUDE_DIRS = ("include", "include/aclnnop", "include/aclnn", "include/mcr")
@@ -292,31 +293,6 @@ def command_support(args):
     return 0
 
 
-def parse_finding(line):
-    """'opemu check: [kind] message | call: {record' -> {"kind", "message", "call"} with names."""
-    from opemu import names
-    body = line[len("opemu check: "):]
-    kind, _, rest = body.partition("] ")
-    message, _, call = rest.partition(" | call: ")
-    finding = {"kind": kind.lstrip("["), "message": message}
-    if call:
-        try:
-            finding["call"] = names.describe(json.loads(call))
-        except ValueError:
-            finding["call_text"] = call
-    return finding
-
-
-def render_finding(finding):
-    text = "opemu check: [%s] %s" % (finding["kind"], finding["message"])
-    call = finding.get("call")
-    if call:
-        named = ", ".join("%s=%s" % kv for kv in call.get("arg_names", {}).items())
-        text += " | call: %s%s" % (json.dumps({"function": call["function"], "args": call.get("args", {})}),
-                                   " (%s)" % named if named else "")
-    return text
-
-
 def command_check(args):
     """Runs the program with the sanitizer on and deferred streams; non-zero when it found anything.
     The program keeps stdout: findings go to stderr, or to --log-file."""
@@ -336,6 +312,7 @@ def command_check(args):
     if args.leak_check == "no":
         kinds -= TOOLS["leakcheck"]
     findings = [f for f in map(parse_finding, lines) if f["kind"] in kinds]
+    symbolize(findings)
     summary = "opemu check: %d finding(s)%s; the program exited with %d" % (
         len(findings), " (%s)" % ", ".join(sorted({f["kind"] for f in findings})) if findings else "", status)
     # compute-sanitizer's last line, which CI scripts look for

@@ -101,6 +101,13 @@ static std::map<std::string, std::function<int()>> cases = {
          mcFree(d);
          return 0;
      }},
+    {"use-after-free", [] {  // the copy fails (not device memory); under check it is named for what it is
+         void *d;
+         char host[64];
+         mcMalloc(&d, sizeof host);
+         mcFree(d);
+         return (int)mcMemcpy(host, d, sizeof host, mcMemcpyDeviceToHost);
+     }},
     {"routine-overrun", [] { return relu(200); }},  // 256 bytes written, 200 requested
     {"unsynchronized-read", [] { return relu(256, true); }},
     {"workspace-overrun", [] { return convolution(64); }},  // the size passed is the one queried

@@ -11,6 +11,7 @@ OPERATORS = {
     "aclnnInplaceTriu": "triangle",
     "aclnnPermute": "permute",
     "aclnnSplitWithSize": "cat_split",
+    "aclnnStack": "pack",
     "aclnnTril": "triangle",
     "aclnnTriu": "triangle",
 }
