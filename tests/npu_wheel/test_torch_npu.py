@@ -21,20 +21,6 @@ import torch_npu_environment as environment
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 PARTS = ("device", "copies", "mlp", "cnn", "gpt", "unsupported")
-# The aclnn operators each model's training step reaches on torch_npu that opemu does not implement yet.
-MISSING = {
-    "mlp": "",
-    "cnn": "",
-    "gpt": "",
-}
-
-
-def needs(model):
-    if not MISSING[model]:
-        return pytest.mark.usefixtures()  # nothing missing: the test must pass
-    return pytest.mark.xfail(strict=True, reason="operators not implemented yet: " + MISSING[model])
-
-
 def torch_npu_env(**extra):
     env = dict(os.environ)
     env.update(cli.environment(opemu.prefix()))
@@ -72,20 +58,17 @@ def test_copies_between_host_and_device_keep_every_value(results):
         ("h2d2h", "d2d", "non_contiguous", "slice", "to_half", "to_int64", "copy_into"), True)
 
 
-@needs("mlp")
 def test_mlp_trained_with_adamw_has_the_cpu_losses(results):
     losses = part(results, "mlp")
     np.testing.assert_allclose(losses["npu"], losses["cpu"], rtol=1e-5)
     assert losses["npu"][-1] < losses["npu"][0]
 
 
-@needs("cnn")
 def test_cnn_training_steps_have_the_cpu_losses(results):
     losses = part(results, "cnn")
     np.testing.assert_allclose(losses["npu"], losses["cpu"], rtol=1e-4)
 
 
-@needs("gpt")
 def test_gpt_style_training_steps_have_the_cpu_losses(results):
     losses = part(results, "gpt")
     np.testing.assert_allclose(losses["npu"], losses["cpu"], rtol=1e-4)
@@ -97,7 +80,6 @@ def test_an_operator_opemu_does_not_implement_is_a_torch_error_with_opemus_messa
     assert "is not supported by opemu" in outcome["message"]
 
 
-@needs("mlp")
 def test_the_readme_sample_trains_on_npu(tmp_path):
     sample = ROOT / "samples" / "torch" / "train_mlp.py"
     npu = run_python(str(sample), "--steps", "5", env=torch_npu_env())
