@@ -290,3 +290,13 @@ OPERATORS = {
     "aclnnXLogYTensor": "transcendental",
     "aclnnXlog1py": "transcendental",
 }
+
+# Operators with no CPU meaning opemu could give them (docs/SUPPORT.md lists the reasons).
+NOT_EMULATED = {
+    "aclnnHansEncode": "its compressed byte stream is the kernel's own layout, not documented: an emulation could "
+                       "only round-trip with itself, never with data the device wrote",
+    "aclnnHansDecode": "reads aclnnHansEncode's undocumented compressed layout",
+    "aclnnSilentCheck": "silent-data-corruption detection of the device's own hardware; its alarm thresholds and "
+                        "restart actions are only partly documented, and a CPU has no such faults to find",
+    "aclnnSilentCheckV2": "as aclnnSilentCheck",
+}
