@@ -26,6 +26,7 @@ SECTIONS = [
     "mcblas",
     "maca_adv",
     "aclnn_ops",
+    "attention",
     "nn_families",
     "nn_activation",
     "torch_on_npu",

@@ -149,14 +149,38 @@ ACLNN_SEEDS = {
     "aclnnIsInScalarTensor": [{"scalar": 1.0, "dtype": F}, T(F, [4]), False, True, T(BOOL, [])],
     "aclnnIsInTensorScalar": [T(F, [4]), {"scalar": 1.0, "dtype": F}, False, False, T(BOOL, [4])],
     "aclnnScale": [T(F, [2, 4]), T(F, [4]), T(F, [4]), 1, 1, True, T(F, [2, 4])],
+    # ops-math's reductions, scans, sorts, generators and matrix operators (shapes the generic calls miss)
+    "aclnnAmax": [T(F, [2, 4]), {"ints": [1]}, False, T(F, [2])],
+    "aclnnVarMean": [T(F, [2, 4]), {"ints": [1]}, 1, False, T(F, [2]), T(F, [2])],
+    "aclnnArgMin": [T(F, [2, 4]), 1, False, T(I64, [2])],
+    "aclnnMaxDim": [T(F, [2, 4]), 1, False, T(F, [2]), T(I64, [2])],
+    "aclnnCumsum": [T(F, [2, 4]), 1, F, T(F, [2, 4])],
+    "aclnnCummax": [T(F, [2, 4]), 1, T(F, [2, 4]), T(I64, [2, 4])],
+    "aclnnSort": [T(F, [2, 4]), True, -1, False, T(F, [2, 4]), T(I64, [2, 4])],
+    "aclnnArgsort": [T(F, [2, 4]), -1, True, T(I64, [2, 4])],
+    "aclnnEye": [3, 4, T(F, [3, 4])],
+    "aclnnLinspace": [{"scalar": 0.0, "dtype": F}, {"scalar": 1.0, "dtype": F}, 5, T(F, [5])],
+    "aclnnRange": [{"scalar": 0.0, "dtype": F}, {"scalar": 2.0, "dtype": F}, {"scalar": 0.5, "dtype": F}, T(F, [5])],
+    "aclnnHistc": [T(F, [8]), 4, {"scalar": 0.0, "dtype": F}, {"scalar": 1.0, "dtype": F}, T(F, [4])],
+    "aclnnBincount": [T(I64, [6]), None, 4, T(I64, [4])],
+    "aclnnOneHot": [T(I64, [4]), 3, T(F, [1]), T(F, [1]), -1, T(F, [4, 3])],
+    "aclnnDot": [T(F, [4]), T(F, [4]), T(F, [])],
+    "aclnnTrace": [T(F, [3, 3]), T(F, [])],
+    "aclnnLinalgCross": [T(F, [2, 3]), T(F, [2, 3]), -1, T(F, [2, 3])],
+    "aclnnLinalgQr": [T(F, [4, 3]), 0, T(F, [4, 3]), T(F, [3, 3])],
+    "aclnnSvd": [T(F, [4, 3]), False, True, T(F, [3]), T(F, [4, 3]), T(F, [3, 3])],
+    "aclnnExpSegsum": [T(F, [2, 2, 4]), T(F, [2, 2, 4, 4])],
+    "aclnnSignBitsPack": [T(F, [16]), 2, T(U8, [2, 1])],
 }
 
 
 # C-string attributes: a value each family's checks accept, by the parameter's name
 MODE_SEEDS = {"roundmode": "round", "quantmode": "pertoken", "dataformat": "NCHW", "equation": "ij,jk->ik",
-              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static"}
+              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static",
+              "reduction": "mean", "approximate": "none"}
 MODES = ["round", "rint", "floor", "ceil", "trunc", "hybrid", "static", "dynamic", "pertoken", "pertensor",
-         "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "no such mode"]
+         "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "none", "tanh", "mean", "sum", "update",
+         "BNSD", "no such mode", "\u00e9" * 300]
 
 
 def _is_string(ctype):

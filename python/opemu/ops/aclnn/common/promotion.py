@@ -137,3 +137,8 @@ def store(out, result):
 
 def as_compute(view, numpy_type):
     return view if view.dtype == numpy_type else view.astype(numpy_type)
+
+
+def widened(view):
+    """An fp16/bf16 view in fp32 (where a kernel computes them), any other as it is."""
+    return view.astype(np.float32) if view.dtype.kind == "V" or view.dtype == np.float16 else view

@@ -9,7 +9,6 @@ MaskedScale (the 950 line; elsewhere its op_api's lists are empty) computes self
 import numpy as np
 
 from opemu.core import checks, dtypes, status
-from opemu.ops.aclnn.common import products as _products
 from opemu.ops.aclnn.common import promotion as P
 from opemu.ops.aclnn.common.elementwise import Row, generate, into
 from opemu.ops.aclnn.common.promotion import codes, per_line

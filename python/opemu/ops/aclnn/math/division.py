@@ -57,7 +57,8 @@ def _div_mode_check(a):
     if not REAL_DIV <= a.mode <= FLOOR_DIV:
         raise status.param_invalid("mode should be between 0 and 2, but current is %d" % a.mode)
     if a.mode != REAL_DIV:
-        kinds = [getattr(a, n).dtype for n in ("self", "other") if getattr(a, n) is not None]
+        operands = [getattr(a, n, None) for n in ("self", "selfRef", "other")]   # the in-place form's selfRef
+        kinds = [t.dtype for t in operands if t is not None]
         if any(P.category(k) == 3 for k in kinds):
             raise status.param_invalid("promoteType do not support DT_COMPLEX128 or DT_COMPLEX64.")
 

@@ -4,7 +4,6 @@
 With scaleFromBlob, `numAxes` says how many dims scale covers (-1: through the last dim, 0: scale is one
 value); otherwise scale's own rank does, and a one-value scale of rank ≤ 1 scales everything. Computed
 in fp32 for fp16/bf16 data and rounded once into y."""
-import numpy as np
 
 from opemu.core import checks, status
 from opemu.core.op import AclnnOp, soc
