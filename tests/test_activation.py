@@ -389,3 +389,18 @@ def test_gelu_quant_is_refused_off_the_950_line():
     assert call("aclnnGeluQuant", x, None, None, ctypes.c_char_p(b"none"), ctypes.c_char_p(b"dynamic"),
                 ctypes.c_char_p(b"rint"), ctypes.c_int64(2), DeviceTensor(np.zeros((2, 16), np.int8)),
                 DeviceTensor(np.zeros(2, np.float32)))[0] == PARAM_INVALID
+
+
+def test_gelu_backward_checks_the_promoted_dtype_not_each_input():
+    """The vendor's example: an INT32 gradOutput with a FLOAT self promotes to FLOAT, which is in the list."""
+    x, grad = np.array([0.5, -1.0], np.float32), np.array([1, 2], np.int32)
+    out = DeviceTensor(np.zeros(2, np.float32))
+    assert call("aclnnGeluBackward", DeviceTensor(grad), DeviceTensor(x), out) == (0, 0, 0), recent_error()
+    close(result(out), autograd(lambda t: F.gelu(t, approximate="tanh"), x, grad.astype(np.float32)).numpy(),
+          np.float32)
+
+
+def test_gelu_backward_refuses_a_promoted_dtype_outside_the_list():
+    x = DeviceTensor(np.zeros(2, np.int32))
+    assert call("aclnnGeluBackward", x, x, DeviceTensor(np.zeros(2, np.float32)))[0] == PARAM_INVALID
+    assert "promoteType dtype DT_INT32 should be in dtype support list" in recent_error()

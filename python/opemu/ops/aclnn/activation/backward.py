@@ -8,8 +8,11 @@ although its doc page prints the erf form; the code wins. GeluBackwardV2 takes a
 "tanh"."""
 import numpy as np
 
-from opemu.core import status
-from opemu.ops.aclnn.common.elementwise import Row, generate, into
+from opemu.core import checks, dtypes, status
+from opemu.core.op import soc_is_a2_a3
+from opemu.ops.aclnn.common import products as _products
+from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common.elementwise import Elementwise, Row, generate, into
 from opemu.ops.aclnn.common.promotion import HALF_FLOAT, per_product
 
 SQRT_2_OVER_PI = np.sqrt(2 / np.pi)
@@ -53,6 +56,36 @@ def _check_approximate_text(a):
         raise status.param_nullptr("Expected a proper Tensor but got null for argument approximate.")
     if a.approximate not in ("none", "tanh"):
         raise status.param_invalid("approximate only supports to set none or tanh, but got %s." % a.approximate)
+
+
+class PromotedGrad(Elementwise):
+    """GeluBackward's and GeluBackwardV2's op_api (CheckPromoteTypeGeluBackward): nulls → gradOutput's and self's
+    promoted dtype (not each input's) → bf16 only on Atlas A2/A3 and the 950 line → the promoted dtype in the list
+    → ranks ≤ 8 → broadcast, gradInput of the broadcast shape → (V2) approximate. gradInput's dtype is not
+    checked: the result is cast into it (the vendor's example passes an INT32 gradOutput with a FLOAT self)."""
+
+    def check(self, a):
+        checks.not_null(a, "gradOutput", "self", self.target)
+        promoted = P.promote(a.gradOutput.dtype, a.self.dtype)
+        if promoted is None:
+            raise status.param_invalid("GradOutput dtype %s and Self dtype %s can not be promoted."
+                                       % (dtypes.serial_name(a.gradOutput.dtype), dtypes.serial_name(a.self.dtype)))
+        if promoted == P.BF16 and not (soc_is_a2_a3() or _products.is_regbase()):
+            raise status.param_invalid("Input dtype of gelu is not support bfloat16 in current socversion.")
+        allowed = P.codes("FLOAT FLOAT16 BF16")
+        if promoted not in allowed:
+            raise status.param_invalid("promoteType dtype %s should be in dtype support list %s."
+                                       % (dtypes.serial_name(promoted), dtypes.serial_list(allowed)))
+        checks.max_dim("gradOutput", a.gradOutput)
+        checks.max_dim("self", a.self)
+        shape = P.broadcast("gradOutput", a.gradOutput.shape, "self", a.self.shape)
+        target = getattr(a, self.target)
+        if tuple(shape) != tuple(target.shape):
+            raise status.param_invalid("Shape of out should be %s, but current is %s."
+                                       % (checks.shape_text(shape), checks.shape_text(target.shape)))
+        self.check_attributes(a)
+        a.result_dtype = promoted
+        self.settle(a, target)
 
 
 def silu_grad(grad, x, out=None):
@@ -146,8 +179,8 @@ SELU = per_product("FLOAT FLOAT16 INT32 INT8", "BF16")
 SIGMOID_GRAD = per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128", "BF16")
 
 ROWS = (
-    Row("GeluBackward", gelu_tanh_grad, HALF_FLOAT),
-    Row("GeluBackwardV2", _gelu_grad_v2, HALF_FLOAT, check=_check_approximate_text),
+    Row("GeluBackward", gelu_tanh_grad, HALF_FLOAT, base=PromotedGrad),
+    Row("GeluBackwardV2", _gelu_grad_v2, HALF_FLOAT, check=_check_approximate_text, base=PromotedGrad),
     Row("SiluBackward", silu_grad, HALF_FLOAT, out=HALF_FLOAT, same_dtype=True),
     Row("SwishBackward", _swish_grad, HALF_FLOAT, optional=("betaOptional",)),
     Row("SigmoidBackward", _sigmoid_grad, SIGMOID_GRAD),
