@@ -88,13 +88,15 @@ def preprocess(cc, include_dirs, csrc_dir, header, markers=False, macros=False):
 
 
 def public_headers(include_dirs):
-    """(root, path relative to it) of every public header; fp16_t.h is C++-only and declares no C entry point."""
+    """(root, path relative to it) of every public header; fp16_t.h is C++-only and declares no C entry point,
+    and aclnnop/level2/ only forwards to the headers of aclnnop/."""
     for root_dir in include_dirs:
         for name in PUBLIC_TOP_HEADERS:
             if os.path.exists(os.path.join(root_dir, name)):
                 yield root_dir, name
         for sub in PUBLIC_HEADER_DIRS:
-            for dirpath, _, files in os.walk(os.path.join(root_dir, sub)):
+            for dirpath, dirs, files in os.walk(os.path.join(root_dir, sub)):
+                dirs[:] = [d for d in dirs if d != surface.LEVEL2]
                 for name in sorted(files):
                     if name.endswith(".h") and "fp16_t" not in name:
                         yield root_dir, os.path.relpath(os.path.join(dirpath, name), root_dir)
@@ -260,6 +262,26 @@ def abi_class(node, typedefs):
     return "data"
 
 
+# A `char *` that is not const, outside the aclnn API (whose attribute strings are inputs declared without const),
+# is a buffer the call fills: the trace records it after the call. These are inputs the headers left without const.
+INPUT_STRINGS = {("HcclKfcOpArgsSetAlgConfig", "algConfig"), ("aclsysGetVersionNum", "pkgName"),
+                 ("aclsysGetVersionStr", "pkgName")}
+
+
+def is_output_string(fn, name, ctype):
+    bare = ctype.replace(name, "").strip()
+    return bare == "char *" and not fn.name.startswith("aclnn") and (fn.name, name) not in INPUT_STRINGS
+
+
+def trace_output(fn, name):
+    """Records a buffer the call filled: its text when the call succeeded, else only where it is (an unwritten
+    buffer need not hold a terminated string)."""
+    if fn.returns in STATUS_TYPES:
+        return ("opemu_result == 0 ? opemu_trace_string(&t, \"%s\", %s) : opemu_trace_pointer(&t, \"%s\", %s);"
+                % (name, name, name, name))
+    return "opemu_trace_string(&t, \"%s\", %s);" % (name, name)
+
+
 def trace_argument(name, ctype):
     """The opemu_trace_* call recording one argument, chosen by its C type."""
     bare = ctype.replace("const ", "").replace(name, "").strip()
@@ -381,22 +403,25 @@ def shim(fn, route):
     if returns == "void":
         lines += ["    {"]
     lines += ["    opemu_trace t;", "    opemu_trace_begin(&t, \"%s\");" % fn.name]
-    lines += ["    " + trace_argument(name, ctype) for name, ctype in fn.params]
+    outputs = [name for name, ctype in fn.params if is_output_string(fn, name, ctype)]
+    lines += ["    " + trace_argument(name, ctype) for name, ctype in fn.params if name not in outputs]
     if returns == "void":
-        lines += ["    %s;" % call, "    opemu_trace_end(&t, 0, NULL, NULL);", "    }"]
+        lines += ["    %s;" % call] + ["    " + trace_output(fn, name) for name in outputs]
+        lines += ["    opemu_trace_end(&t, 0, NULL);", "    }"]
     else:
-        lines += ["    %s opemu_result = %s;" % (returns, call)]
+        lines += ["    %s opemu_result = %s;" % (returns, call)] + ["    " + trace_output(fn, name) for name in outputs]
+        # a function returning a value (not a status) has not failed: its record says status 0 and the value
         if returns in AGGREGATES:
-            lines += ["    opemu_trace_end(&t, 0, NULL, NULL);"]
+            lines += ["    opemu_trace_end(&t, 0, NULL);"]
         elif "*" in returns or returns in POINTER_TYPEDEFS:
-            lines += ["    opemu_trace_end(&t, 0, NULL, (const void *)opemu_result);"]
+            lines += ["    opemu_trace_returned_pointer(&t, (const void *)opemu_result);", "    opemu_trace_end(&t, 0, NULL);"]
         elif returns in ("float", "double"):
-            lines += ["    opemu_trace_end(&t, (long long)(opemu_result != opemu_result), NULL, NULL);"]
-        elif returns in STATUS_TYPES and returns in NAMED_TYPES:
-            lines += ["    opemu_trace_end(&t, (long long)opemu_result, %s((long long)opemu_result), NULL);"
-                      % namer(returns)]
+            lines += ["    opemu_trace_returned_double(&t, opemu_result);", "    opemu_trace_end(&t, 0, NULL);"]
+        elif returns in STATUS_TYPES:
+            lines += ["    opemu_trace_end(&t, (long long)opemu_result, %s);"
+                      % ("%s((long long)opemu_result)" % namer(returns) if returns in NAMED_TYPES else "NULL")]
         else:
-            lines += ["    opemu_trace_end(&t, (long long)opemu_result, NULL, NULL);"]
+            lines += ["    opemu_trace_returned_integer(&t, (long long)opemu_result);", "    opemu_trace_end(&t, 0, NULL);"]
         lines += ["    return opemu_result;"]
     return "\n".join(lines + ["}", ""])
 
@@ -593,7 +618,7 @@ def export_tables(functions, undeclared, repos):
     owners = {}
     named = [(name, fn.header) for name, fn in functions.items()]
     named += [(name, surface.ACLNN_HEADER_DIR + "/(undeclared).h") for name in undeclared]
-    named += [(row["symbol"], "aclnn/opdev/fp16_t.h") for row in surface.fp16_symbols()]
+    named += [(row["symbol"], row["header"]) for row in surface.opdev_symbols()]
     for name, header in sorted(named):
         owners[name] = surface.libraries_of(name, header, repos, table)
         if not owners[name]:
@@ -666,8 +691,8 @@ def main():
         entry_points[name] = {"header": "", "family": "aclnn", "returns": "aclnnStatus", "params": [], "abi": [],
                               "returns_abi": "i32", "implemented_in": "none", "failure": None,
                               "libraries": owners[name], "declared": False}
-    for row in surface.fp16_symbols():
-        entry_points[row["symbol"]] = {"header": "aclnn/opdev/fp16_t.h", "family": "fp16", "returns": "",
+    for row in surface.opdev_symbols():
+        entry_points[row["symbol"]] = {"header": row["header"], "family": "opdev", "returns": "",
                                        "params": [], "abi": [], "returns_abi": "data", "implemented_in": "c",
                                        "failure": None, "libraries": owners[row["symbol"]],
                                        "demangled": row["declaration"]}

@@ -19,6 +19,8 @@ CASES = {
     "host_alloc_flags_and_device_pointer": {},
     "host_register_and_unregister": {},
     "pointer_attributes": {},
+    "empty_2d_copy_checks_its_kind_first": {},
+    "host_function_launches_onto_and_synchronizes_its_own_stream": {},
     "memcpy_2d": {},
     "memcpy_2d_spans_are_checked": {},
     "memcpy_default_checks_device_ranges": {},
@@ -42,7 +44,7 @@ CASES = {
     "device_kernels_are_not_supported": {},
 }
 # Cases whose stream-ordered behaviour must also hold when tasks wait for a synchronisation.
-ALSO_DEFERRED = ["stream_callbacks_and_host_functions", "malloc_async_and_the_default_pool", "memcpy_2d_async",
+ALSO_DEFERRED = ["stream_callbacks_and_host_functions", "host_function_launches_onto_and_synchronizes_its_own_stream", "malloc_async_and_the_default_pool", "memcpy_2d_async",
                  "memset_2d", "memcpy_peer"]
 
 

@@ -74,15 +74,20 @@ int main()
 """
 
 
+def compiled(build_dir, name, text, libraries):
+    """A C++ program of `text`, built against the toolkit's headers and `libraries`."""
+    home = toolkit()
+    source, program = build_dir / (name + ".cpp"), build_dir / name
+    source.write_text(text)
+    subprocess.run(["g++", str(source), "-o", str(program), "-I%s/include" % home, "-I%s/include/mcr" % home,
+                    "-L%s/lib64" % home] + ["-l" + library for library in libraries], check=True)
+    return program
+
+
 @pytest.fixture(scope="module")
 def named_calls(build_dir):
-    home = toolkit()
-    source, program = build_dir / "named_calls.cpp", build_dir / "named_calls"
-    source.write_text(NAMED_CALLS)
-    subprocess.run(["g++", str(source), "-o", str(program), "-I%s/include" % home, "-I%s/include/mcr" % home,
-                    "-L%s/lib64" % home, "-lopapi_nn", "-lascendcl", "-lnnopbase", "-lmcdnn", "-lmcblas", "-lmcruntime"],
-                   check=True)
-    return program
+    return compiled(build_dir, "named_calls", NAMED_CALLS,
+                    ["opapi_nn", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcruntime"])
 
 
 def test_trace_names_statuses_of_every_family_and_enum_arguments(named_calls, tmp_path):
@@ -102,6 +107,56 @@ def test_trace_names_statuses_of_every_family_and_enum_arguments(named_calls, tm
     assert tensor["args"]["format"] == 1 and tensor["args"]["dataType"] == 2  # the numbers stay
     assert tensor["arg_names"] == {"format": "MCDNN_TENSOR_NHWC", "dataType": "MCDNN_DATA_HALF"}
     assert "arg_names" not in records["mcdnnCreateTensorDescriptor"]  # no enum argument: no names
+
+
+VALUES_AND_OUTPUTS = r"""
+#include <cstdio>
+#include <cstring>
+#include "acl/acl.h"
+#include "acl/acl_op_compiler.h"
+
+int main()
+{
+    aclFloat16 half = aclFloatToFloat16(1.5f);
+    float back = aclFloat16ToFloat(half);
+    size_t size = aclGetCompileoptSize(ACL_OP_JIT_COMPILE);
+    char value[64];
+    std::memset(value, 'x', sizeof value);  // unterminated until the call fills it
+    aclError rc = aclGetCompileopt(ACL_OP_JIT_COMPILE, value, sizeof value);
+    std::memset(value, 'x', sizeof value);
+    aclError short_rc = aclGetCompileopt(ACL_OP_JIT_COMPILE, value, 2);  // too short: fails, writes nothing
+    std::printf("%g %zu %d %d\n", back, size, rc, short_rc);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def values_and_outputs(build_dir):
+    return compiled(build_dir, "values_and_outputs", VALUES_AND_OUTPUTS, ["ascendcl", "acl_op_compiler"])
+
+
+def test_a_call_that_returns_a_value_is_no_failure(values_and_outputs, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    result = run_program(values_and_outputs, env={"OPEMU_TRACE": str(trace)})
+    assert result.returncode == 0 and result.stdout.split()[:3] == ["1.5", "256", "0"], result.stdout + result.stderr
+    records = {r["function"]: r for r in map(json.loads, trace.read_text().splitlines())}
+    assert records["aclFloatToFloat16"]["status"] == 0 and records["aclFloatToFloat16"]["returned"] == 0x3E00
+    assert records["aclFloat16ToFloat"]["status"] == 0 and records["aclFloat16ToFloat"]["returned"] == 1.5
+    assert records["aclGetCompileoptSize"]["status"] == 0 and records["aclGetCompileoptSize"]["returned"] == 256
+    out = subprocess.run([sys.executable, "-m", "opemu.cli", "trace", "summarize", str(trace)],
+                         capture_output=True, text=True).stdout
+    for function in ("aclFloatToFloat16", "aclFloat16ToFloat", "aclGetCompileoptSize"):
+        assert next(line for line in out.splitlines() if line.startswith(function + " ")).split()[1:3] == ["1", "0"]
+    assert "5 calls, 1 failed" in out  # the too-short buffer
+
+
+def test_an_output_buffer_is_logged_after_the_call(values_and_outputs, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    assert run_program(values_and_outputs, env={"OPEMU_TRACE": str(trace)}).returncode == 0
+    filled, failed = [json.loads(line) for line in trace.read_text().splitlines() if '"aclGetCompileopt"' in line]
+    assert filled["args"]["value"] == "disable" and filled["args"]["length"] == 64
+    assert failed["status"] != 0 and failed["args"]["value"].startswith("0x")  # not read: where it is
 
 
 def test_summarize_takes_status_names_from_the_trace(tmp_path):

@@ -2,7 +2,8 @@
  *
  * A callback (aclrtLaunchCallback) runs on the thread subscribed to its stream (aclrtSubscribeReport),
  * when that thread calls aclrtProcessReport; a host function (aclrtLaunchHostFunc) runs in stream
- * order, no subscribed thread needed. */
+ * order, no subscribed thread needed. The launch of a callback returns at once, as on the device; a blocking
+ * one holds its stream (core/stream.h) until its thread ran it, so that thread may be the launching one. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,8 +17,7 @@ typedef struct report {
     aclrtCallback fn;
     void *user_data;
     uint64_t thread;
-    int block;
-    int done;
+    opemu_stream *stream; /* a blocking callback's, which it holds */
     struct report *next;
 } report;
 
@@ -65,18 +65,18 @@ OPEMU_EXPORT aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stre
     return ACL_SUCCESS;
 }
 
+/* The callback reaches the head of its stream: its subscribed thread may run it now. */
 static int callback_task(void *payload)
 {
     report *r = payload;
+    if (r->stream)
+        opemu_stream_hold(r->stream, r->thread, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                          "the stream waits for a blocking callback that only this thread's aclrtProcessReport "
+                          "can run");
     pthread_mutex_lock(&reports_lock);
     r->next = reports;
     reports = r;
     pthread_cond_broadcast(&reports_changed);
-    if (r->block) {
-        while (!r->done)
-            pthread_cond_wait(&reports_changed, &reports_lock);
-        free(r);
-    }
     pthread_mutex_unlock(&reports_lock);
     return 0;
 }
@@ -101,8 +101,17 @@ OPEMU_EXPORT aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclr
     r->fn = fn;
     r->user_data = userData;
     r->thread = settings->subscriber;
-    r->block = blockType == ACL_CALLBACK_BLOCK;
+    r->stream = blockType == ACL_CALLBACK_BLOCK ? s : NULL;
     return opemu_stream_submit(s, callback_task, NULL, r);
+}
+
+/* A deferred stream's tasks up to the callbacks this thread is subscribed to (on the device the stream reaches
+ * them by itself). */
+static int advance_subscribed(opemu_stream *s, void *thread)
+{
+    if (subscribed_by(s, thread))
+        opemu_stream_advance(s);
+    return 0;
 }
 
 static report *take_report(uint64_t thread)
@@ -132,6 +141,7 @@ OPEMU_EXPORT aclError aclrtProcessReport(int32_t timeout)
         deadline.tv_sec++;
         deadline.tv_nsec -= 1000000000L;
     }
+    opemu_streams_each(advance_subscribed, &self);
     pthread_mutex_lock(&reports_lock);
     report *r;
     while ((r = take_report(self)) == NULL) {
@@ -144,14 +154,9 @@ OPEMU_EXPORT aclError aclrtProcessReport(int32_t timeout)
     }
     pthread_mutex_unlock(&reports_lock);
     r->fn(r->user_data);
-    pthread_mutex_lock(&reports_lock);
-    if (r->block) {
-        r->done = 1;
-        pthread_cond_broadcast(&reports_changed);
-    } else {
-        free(r);
-    }
-    pthread_mutex_unlock(&reports_lock);
+    if (r->stream && opemu_handle_is(r->stream, OPEMU_KIND_STREAM))
+        opemu_stream_resume(r->stream);
+    free(r);
     return ACL_SUCCESS;
 }
 

@@ -1,7 +1,9 @@
 /* Streams: the task queues every family submits its work to (core/stream.h).
  *
  * A deferred task that fails makes the stream report that status at its next synchronisation; an
- * eager one returns it at launch. */
+ * eager one returns it at launch. One task runs at a time; a task that submits to its own stream queues
+ * the new task behind itself, and one that holds its stream (a blocking host callback) leaves the tasks
+ * behind it queued until the hold ends: no thread ever waits for work that only it can do. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,11 @@ struct opemu_stream {
     pthread_cond_t idle;
     task *head, *tail;
     int running;
+    pthread_t runner; /* the thread running a task, while `running` */
+    int held;         /* a task held the stream (opemu_stream_hold) */
+    uint64_t hold_owner;
+    int hold_status;
+    const char *hold_reason;
     int error;
     char message[1024];
     opemu_stream_settings settings;
@@ -83,9 +90,11 @@ void opemu_stream_release(opemu_stream *s)
     free(s);
 }
 
+/* Called with s->lock held; runs `t` with it released. */
 static int run_task(opemu_stream *s, task *t)
 {
     s->running = 1;
+    s->runner = pthread_self();
     pthread_mutex_unlock(&s->lock);
     int rc = t->fn(t->payload);
     if (t->drop)
@@ -97,25 +106,57 @@ static int run_task(opemu_stream *s, task *t)
     return rc;
 }
 
-/* Runs every queued task in order; returns (and clears) the first failure since the last sync. */
-int opemu_stream_drain(opemu_stream *s)
+/* A task queued earlier failed: the stream's next synchronisation reports it (the first since the last one). */
+static void keep_failure(opemu_stream *s, int rc)
 {
-    pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (s->running)
-            pthread_cond_wait(&s->idle, &s->lock);
+    if (rc != 0 && s->error == 0) {
+        s->error = rc;
+        const char *msg = opemu_error_take();
+        snprintf(s->message, sizeof s->message, "%s", msg ? msg : "a task on the stream failed");
+    }
+}
+
+static int running_here(const opemu_stream *s) { return s->running && pthread_equal(s->runner, pthread_self()); }
+
+/* Runs the queued tasks in order until none is left or one holds the stream; never waits for a hold. Called
+ * with s->lock held, and not while another thread runs a task. */
+static void run_queued(opemu_stream *s)
+{
+    while (s->head && !s->held && !s->running) {
         task *t = s->head;
-        if (t == NULL)
-            break;
         s->head = t->next;
         if (s->head == NULL)
             s->tail = NULL;
-        int rc = run_task(s, t);
-        if (rc != 0 && s->error == 0) {
-            s->error = rc;
-            const char *msg = opemu_error_take();
-            snprintf(s->message, sizeof s->message, "%s", msg ? msg : "a task on the stream failed");
+        keep_failure(s, run_task(s, t));
+    }
+}
+
+/* Runs every queued task in order; returns (and clears) the first failure since the last sync. Inside a task of
+ * this stream (a host function synchronising its own stream) everything before that task has run: nothing to wait
+ * for. A hold is waited out, unless this thread is the one that must end it: then the hold's status. */
+int opemu_stream_drain(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (running_here(s)) {
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    for (;;) {
+        while (s->running)
+            pthread_cond_wait(&s->idle, &s->lock);
+        if (s->held && s->hold_owner == (uint64_t)pthread_self()) {
+            int status = s->hold_status;
+            const char *reason = s->hold_reason;
+            pthread_mutex_unlock(&s->lock);
+            return opemu_fail(status, "%s", reason);
         }
+        if (s->held) {
+            pthread_cond_wait(&s->idle, &s->lock);
+            continue;
+        }
+        if (s->head == NULL)
+            break;
+        run_queued(s);
     }
     int error = s->error;
     s->error = 0;
@@ -123,6 +164,34 @@ int opemu_stream_drain(opemu_stream *s)
     if (error)
         opemu_error_restore(s->message);
     return error;
+}
+
+void opemu_stream_hold(opemu_stream *s, uint64_t owner, int status, const char *reason)
+{
+    pthread_mutex_lock(&s->lock);
+    s->held = 1;
+    s->hold_owner = owner;
+    s->hold_status = status;
+    s->hold_reason = reason;
+    pthread_mutex_unlock(&s->lock);
+}
+
+void opemu_stream_resume(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->held = 0;
+    pthread_cond_broadcast(&s->idle);
+    if (!opemu_deferred_streams())
+        run_queued(s); /* what waited behind the hold would have run as it was launched */
+    pthread_mutex_unlock(&s->lock);
+}
+
+void opemu_stream_advance(opemu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->running)
+        run_queued(s);
+    pthread_mutex_unlock(&s->lock);
 }
 
 
@@ -133,12 +202,15 @@ int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn dr
     t->drop = drop;
     t->payload = payload;
     pthread_mutex_lock(&s->lock);
-    if (!opemu_deferred_streams()) {
-        while (s->running || s->head)
+    if (!opemu_deferred_streams() && !running_here(s)) {
+        while (s->running)
             pthread_cond_wait(&s->idle, &s->lock);
-        int rc = run_task(s, t);
-        pthread_mutex_unlock(&s->lock);
-        return rc;
+        if (!s->held && s->head == NULL) {
+            int rc = run_task(s, t);
+            run_queued(s); /* what the task submitted to its own stream */
+            pthread_mutex_unlock(&s->lock);
+            return rc;
+        }
     }
     if (s->tail)
         s->tail->next = t;
@@ -152,8 +224,9 @@ int opemu_stream_submit(opemu_stream *s, opemu_task_fn fn, opemu_task_drop_fn dr
 int32_t opemu_stream_device(const opemu_stream *s) { return s->ctx->device; }
 
 /* Applies `fn` to every live stream of `device` (all devices when device < 0) that `which` accepts
- * (every one when it is NULL). */
-static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int (*which)(const opemu_stream *))
+ * (every one when it is NULL), outside the list's lock. */
+static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *, void *), void *context,
+                                 int (*which)(const opemu_stream *))
 {
     int first_error = 0;
     pthread_mutex_lock(&streams_lock);
@@ -169,7 +242,7 @@ static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int 
     for (size_t i = 0; i < n; i++) {
         if (!opemu_handle_is(list[i], OPEMU_KIND_STREAM) || (which && !which(list[i])))
             continue;
-        int rc = fn(list[i]);
+        int rc = fn(list[i], context);
         if (rc && !first_error)
             first_error = rc;
     }
@@ -177,33 +250,35 @@ static int for_each_stream_where(int32_t device, int (*fn)(opemu_stream *), int 
     return first_error;
 }
 
-static int for_each_stream(int32_t device, int (*fn)(opemu_stream *))
-{
-    return for_each_stream_where(device, fn, NULL);
-}
+static int drain(opemu_stream *s, void *unused) { return opemu_stream_drain(s); }
 
-int opemu_device_drain(int32_t device) { return for_each_stream(device, opemu_stream_drain); }
+int opemu_device_drain(int32_t device) { return for_each_stream_where(device, drain, NULL, NULL); }
 
 int opemu_device_drain_where(int32_t device, int (*which)(const opemu_stream *))
 {
-    return for_each_stream_where(device, opemu_stream_drain, which);
+    return for_each_stream_where(device, drain, NULL, which);
 }
 
-static int release_user_stream(opemu_stream *s)
+static int release_user_stream(opemu_stream *s, void *unused)
 {
     if (!s->is_default)
         opemu_stream_release(s);
     return 0;
 }
 
-void opemu_streams_release_device(int32_t device) { for_each_stream(device, release_user_stream); }
+void opemu_streams_release_device(int32_t device) { for_each_stream_where(device, release_user_stream, NULL, NULL); }
+
+void opemu_streams_each(int (*fn)(opemu_stream *, void *), void *context)
+{
+    for_each_stream_where(-1, fn, context, NULL);
+}
 
 int opemu_stream_is_default(const opemu_stream *s) { return s->is_default; }
 
 int opemu_stream_busy(opemu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
-    int busy = s->head || s->running;
+    int busy = s->head || s->running || s->held;
     pthread_mutex_unlock(&s->lock);
     return busy;
 }

@@ -23,6 +23,16 @@ int opemu_stream_submit(opemu_stream *stream, opemu_task_fn fn, opemu_task_drop_
 /* Runs every queued task in order; returns (and clears) the first failure since the last sync, whose
  * message becomes the thread's recent message again. */
 int opemu_stream_drain(opemu_stream *stream);
+/* From inside a task: when it returns, the tasks behind it wait until opemu_stream_resume (a blocking host
+ * callback waits for its subscribed thread to run it). While the stream is held, a synchronisation waits,
+ * except on the thread `owner` names, the one that must end the hold: that one fails with `status` and `reason`
+ * (a static string), as the hardware would have waited for ever. */
+void opemu_stream_hold(opemu_stream *stream, uint64_t owner, int status, const char *reason);
+/* Ends the hold; on an eager stream, runs what was queued behind it on this thread. */
+void opemu_stream_resume(opemu_stream *stream);
+/* Runs the queued tasks up to the first that holds the stream, without waiting for a hold (a deferred stream's
+ * work, up to a callback its subscribed thread is about to run). */
+void opemu_stream_advance(opemu_stream *stream);
 int32_t opemu_stream_device(const opemu_stream *stream);
 int opemu_stream_is_default(const opemu_stream *stream);
 /* Whether tasks are queued or running (aclrtStreamQuery, mcStreamQuery). */
@@ -41,6 +51,8 @@ typedef struct {
 opemu_stream_settings *opemu_stream_settings_of(opemu_stream *stream);
 /* Whether `match` accepts any live stream (asked under the list's lock: `match` must not call back in). */
 int opemu_streams_any(int (*match)(opemu_stream *, void *), void *context);
+/* Applies `fn` to every live stream, outside the list's lock (`fn` may run tasks). */
+void opemu_streams_each(int (*fn)(opemu_stream *, void *), void *context);
 
 int opemu_device_drain(int32_t device);
 /* Drains the streams of `device` that `which` accepts. */

@@ -41,12 +41,19 @@ FILE *opemu_trace_open(const char *pattern)
     return f;
 }
 
+/* A listener joins at load time or while calls run on other threads: its place is filled before the count
+ * that makes readers see it is published, and a call that began before it is heard at its end only. */
 void opemu_trace_listen(const opemu_call_listener *listener)
 {
-    if (n_listeners == LISTENERS_MAX)
+    static pthread_mutex_t joining = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&joining);
+    int n = __atomic_load_n(&n_listeners, __ATOMIC_RELAXED);
+    if (n == LISTENERS_MAX)
         abort(); /* more listening layers than places: fix LISTENERS_MAX */
-    listeners[n_listeners++] = listener;
-    opemu_trace_enabled = 1;
+    listeners[n] = listener;
+    __atomic_store_n(&n_listeners, n + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&opemu_trace_enabled, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&joining);
 }
 
 static void trace_unsupported(const char *function, int status, const char *status_name);
@@ -106,8 +113,9 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->start_us = now_us();
     t->error_mark = opemu_error_serial();
     t->names_length = 0;
+    t->returned[0] = 0;
     current = t;
-    for (int i = 0; i < n_listeners; i++)
+    for (int i = 0, n = __atomic_load_n(&n_listeners, __ATOMIC_ACQUIRE); i < n; i++)
         if (listeners[i]->begin)
             listeners[i]->begin();
 }
@@ -168,10 +176,25 @@ void opemu_trace_json(opemu_trace *t, const char *name, const char *fmt, ...)
     va_end(ap);
 }
 
-void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, const void *returned)
+void opemu_trace_returned_integer(opemu_trace *t, long long value)
+{
+    snprintf(t->returned, sizeof t->returned, "%lld", value);
+}
+
+void opemu_trace_returned_double(opemu_trace *t, double value)
+{
+    snprintf(t->returned, sizeof t->returned, value != value || value - value != 0 ? "\"%g\"" : "%.9g", value);
+}
+
+void opemu_trace_returned_pointer(opemu_trace *t, const void *value)
+{
+    snprintf(t->returned, sizeof t->returned, value ? "\"%p\"" : "null", value);
+}
+
+void opemu_trace_end(opemu_trace *t, long long status, const char *status_name)
 {
     current = NULL;
-    for (int i = 0; i < n_listeners; i++)
+    for (int i = 0, n = __atomic_load_n(&n_listeners, __ATOMIC_ACQUIRE); i < n; i++)
         if (listeners[i]->end)
             listeners[i]->end(t, status);
     if (trace_file == NULL)
@@ -184,8 +207,8 @@ void opemu_trace_end(opemu_trace *t, long long status, const char *status_name, 
         append(t, ", \"arg_names\": {%s}", t->names);
     if (opemu_error_serial() != t->error_mark) /* the message this call set, as the app would read it */
         opemu_trace_string(t, "message", opemu_error_last());
-    if (returned)
-        append(t, ", \"returned\": \"%p\"", returned);
+    if (t->returned[0])
+        append(t, ", \"returned\": %s", t->returned);
     append(t, ", \"duration_us\": %.3f, \"thread\": %ld}\n", duration, (long)syscall(SYS_gettid));
     pthread_mutex_lock(&lock);
     fputs(t->text, trace_file);
@@ -201,5 +224,5 @@ static void trace_unsupported(const char *function, int status, const char *stat
     opemu_trace t;
     opemu_trace_begin(&t, function);
     append(&t, "%s\"not_supported\": true", t.text[t.length - 1] == '{' ? "" : ", ");
-    opemu_trace_end(&t, status, status_name, NULL);
+    opemu_trace_end(&t, status, status_name);
 }

@@ -136,6 +136,16 @@ static const probe_cases cases = {
          EXPECT_EQ(aclrtMemcpy2d(host, 16, host, 16, 16, 2, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_RT_PARAM_INVALID);
          return 0;
      }},
+    {"empty_2d_copy_succeeds_before_its_kind_or_height_is_looked_at", [] {
+         // the runtime's CheckMemcpy2dParam returns success for a zero width or height before its other checks,
+         // and rtMemcpy2dAsync before it resolves the stream's task: the hardware's answer, kept
+         EXPECT_EQ(aclrtSetDevice(0), 0);
+         char host[16] = {};
+         EXPECT_EQ(aclrtMemcpy2d(host, 16, host, 16, 0, 2, (aclrtMemcpyKind)7), ACL_SUCCESS);
+         EXPECT_EQ(aclrtMemcpy2d(host, 16, host, 16, 0, 1ULL << 32, (aclrtMemcpyKind)99), ACL_SUCCESS);
+         EXPECT_EQ(aclrtMemcpy2dAsync(host, 16, host, 16, 0, 1ULL << 32, (aclrtMemcpyKind)7, nullptr), ACL_SUCCESS);
+         return 0;
+     }},
     {"memcpy2d_async_copies_rows_in_stream_order", [] {
          EXPECT_EQ(aclrtSetDevice(0), 0);
          void* d = nullptr;

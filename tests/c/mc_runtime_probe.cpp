@@ -136,6 +136,31 @@ static probe_cases cases = {
          mcGetLastError();
          return 0;
      }},
+    {"empty_2d_copy_checks_its_kind_first", [] {
+         // an invalid direction is refused whatever the copy's size; an empty copy in a valid one does nothing
+         unsigned char host[16] = {};
+         EXPECT_EQ(mcMemcpy2D(host, 16, host, 16, 0, 2, (mcMemcpyKind)7), mcErrorInvalidMemcpyDirection);
+         EXPECT_EQ(mcMemcpy2D(host, 16, host, 16, 0, 1ULL << 32, (mcMemcpyKind)99), mcErrorInvalidMemcpyDirection);
+         EXPECT_EQ(mcMemcpy2DAsync(host, 16, host, 16, 0, 2, (mcMemcpyKind)7, nullptr), mcErrorInvalidMemcpyDirection);
+         EXPECT_EQ(mcMemcpy2D(host, 16, host, 16, 0, 1ULL << 32, mcMemcpyHostToHost), mcSuccess);
+         mcGetLastError();
+         return 0;
+     }},
+    {"host_function_launches_onto_and_synchronizes_its_own_stream", [] {
+         static mcStream_t s = nullptr;
+         EXPECT_EQ(mcStreamCreate(&s), mcSuccess);
+         static int value = 7, copied = 0;
+         static mcError_t status = mcErrorUnknown;
+         EXPECT_EQ(mcLaunchHostFunc(s, [](void *) {
+             mcLaunchHostFunc(s, [](void *) { copied = value; }, nullptr);
+             status = mcStreamSynchronize(s);  // everything before this host function has run
+         }, nullptr), mcSuccess);
+         EXPECT_EQ(mcStreamSynchronize(s), mcSuccess);
+         EXPECT_EQ(status, mcSuccess);
+         EXPECT_EQ(copied, 7);
+         EXPECT_EQ(mcStreamDestroy(s), mcSuccess);
+         return 0;
+     }},
     {"memcpy_2d", [] {
          // a 3x4 window of a 5x8 host matrix, through a pitched device buffer, into a 3x4 host block
          unsigned char host[5][8], back[3][4];

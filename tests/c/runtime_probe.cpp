@@ -2,6 +2,7 @@
 // Built once per test session with the vendor's g++ line; `runtime_probe CASE` prints "PASS" or
 // the first failed expectation. The expectations are the reference's (§2.8, §3.5, §7), not opemu's.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <functional>
@@ -274,6 +275,59 @@ static std::map<std::string, std::function<int()>> cases = {
          stop = true;
          pthread_join(worker, nullptr);
          EXPECT_EQ(aclrtProcessReport(10), ACL_ERROR_THREAD_NOT_SUBSCRIBE);
+         return 0;
+     }},
+    {"blocking_callback_runs_in_the_launching_threads_process_report", [] {
+         // the launch returns at once; the work behind the callback waits for it; the same thread runs it
+         EXPECT_EQ(set_device(), 0);
+         aclrtStream s = nullptr;
+         EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+         static int ran = 0, seen_by_next = -1;
+         EXPECT_EQ(aclrtSubscribeReport((uint64_t)pthread_self(), s), ACL_SUCCESS);
+         EXPECT_EQ(aclrtLaunchCallback([](void*) { ran++; }, nullptr, ACL_CALLBACK_BLOCK, s), ACL_SUCCESS);
+         EXPECT_EQ(aclrtLaunchHostFunc(s, [](void*) { seen_by_next = ran; }, nullptr), ACL_SUCCESS);
+         EXPECT_EQ(ran, 0);
+         EXPECT_EQ(aclrtProcessReport(5000), ACL_SUCCESS);
+         EXPECT_EQ(ran, 1);
+         EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+         EXPECT_EQ(seen_by_next, 1);
+         EXPECT_EQ(aclrtUnSubscribeReport((uint64_t)pthread_self(), s), ACL_SUCCESS);
+         EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+         return 0;
+     }},
+    {"synchronizing_behind_this_threads_blocking_callback_fails_instead_of_waiting_for_ever", [] {
+         EXPECT_EQ(set_device(), 0);
+         aclrtStream s = nullptr;
+         EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+         static int ran = 0;
+         EXPECT_EQ(aclrtSubscribeReport((uint64_t)pthread_self(), s), ACL_SUCCESS);
+         EXPECT_EQ(aclrtLaunchCallback([](void*) { ran++; }, nullptr, ACL_CALLBACK_BLOCK, s), ACL_SUCCESS);
+         EXPECT_EQ(aclrtProcessReport(5000), ACL_SUCCESS);  // (deferred: the stream runs up to the callback)
+         EXPECT_EQ(aclrtLaunchCallback([](void*) { ran++; }, nullptr, ACL_CALLBACK_BLOCK, s), ACL_SUCCESS);
+         if (getenv("OPEMU_STREAM") == nullptr) {  // eager: the callback holds the stream already
+             EXPECT_EQ(aclrtSynchronizeStream(s), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+             EXPECT_TRUE(strstr(aclGetRecentErrMsg(), "aclrtProcessReport") != nullptr);
+         }
+         EXPECT_EQ(aclrtProcessReport(5000), ACL_SUCCESS);
+         EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+         EXPECT_EQ(ran, 2);
+         EXPECT_EQ(aclrtUnSubscribeReport((uint64_t)pthread_self(), s), ACL_SUCCESS);
+         EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
+         return 0;
+     }},
+    {"host_function_launches_onto_and_synchronizes_its_own_stream", [] {
+         EXPECT_EQ(set_device(), 0);
+         static aclrtStream s = nullptr;
+         EXPECT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+         static int value = 7, copied = 0, status = -1;
+         EXPECT_EQ(aclrtLaunchHostFunc(s, [](void*) {
+             aclrtLaunchHostFunc(s, [](void*) { copied = value; }, nullptr);
+             status = aclrtSynchronizeStream(s);  // everything before this host function has run
+         }, nullptr), ACL_SUCCESS);
+         EXPECT_EQ(aclrtSynchronizeStream(s), ACL_SUCCESS);
+         EXPECT_EQ(status, ACL_SUCCESS);
+         EXPECT_EQ(copied, 7);
+         EXPECT_EQ(aclrtDestroyStream(s), ACL_SUCCESS);
          return 0;
      }},
     {"devices_and_contexts", [] {
