@@ -96,6 +96,31 @@ def pairs(acl):
          lambda: torch.nn.functional.layer_norm(t, (COLS,), tg, tg, 1e-5), "PyTorch CPU", 1.2),
         ("Matmul", gemm, acl.call("aclnnMatmul", da, db, dc, ctypes.c_int8(0)), lambda: np.matmul(a, b, out=c),
          "NumPy", 1.1),
+    ] + math_pairs(acl, x, y, out, dx, dy, dout)
+
+
+def math_pairs(acl, x, y, out, dx, dy, dout):
+    """ops-math's elementwise families at 16M elements, one line each with its slowest member, against NumPy
+    doing the same work (np.sinc and np.isclose are NumPy's own compositions of ufuncs)."""
+    rng = np.random.default_rng(1)
+    xi, yi, flags = rng.integers(-1000, 1000, ELEMENTS, np.int32), rng.integers(0, 31, ELEMENTS, np.int32), \
+        np.zeros(ELEMENTS, np.bool_)
+    outi = np.zeros(ELEMENTS, np.int32)
+    dxi, dyi, douti, dflags = acl.tensor(xi), acl.tensor(yi), acl.tensor(outi), acl.tensor(flags)
+    half, flat = acl.scalar(0.5), "16M"
+    return [
+        ("Sinc[transcendental]", flat + " fp32", acl.call("aclnnSinc", dx, dout), lambda: np.sinc(x), "NumPy", 1.2),
+        ("Frac[rounding]", flat + " fp32", acl.call("aclnnFrac", dx, dout),
+         lambda: np.subtract(x, np.trunc(x), out=out), "NumPy", 1.2),
+        ("RemainderTensorTensor[division]", flat + " fp32", acl.call("aclnnRemainderTensorTensor", dx, dy, dout),
+         lambda: np.remainder(x, y, out=out), "NumPy", 1.2),
+        ("RightShift[bitwise]", flat + " int32", acl.call("aclnnRightShift", dxi, dyi, douti),
+         lambda: np.right_shift(xi, yi, out=outi), "NumPy", 1.2),
+        ("GtScalar[comparison]", flat + " fp32", acl.call("aclnnGtScalar", dx, half, dflags),
+         lambda: np.greater(x, np.float32(0.5), out=flags), "NumPy", 1.2),
+        ("IsClose[logical]", flat + " fp32", acl.call("aclnnIsClose", dx, dy, ctypes.c_double(1e-5),
+                                                       ctypes.c_double(1e-8), ctypes.c_bool(False), dflags),
+         lambda: np.isclose(x, y, 1e-5, 1e-8), "NumPy", 1.2),
     ]
 
 

@@ -26,7 +26,10 @@ SECTIONS = [
     "mcblas",
     "maca_adv",
     "aclnn_ops",
+    "attention",
     "nn_families",
+    "nn_activation",
+    "attention",
     "torch_on_npu",
     "contention",
 ]

@@ -88,13 +88,15 @@ def preprocess(cc, include_dirs, csrc_dir, header, markers=False, macros=False):
 
 
 def public_headers(include_dirs):
-    """(root, path relative to it) of every public header; fp16_t.h is C++-only and declares no C entry point."""
+    """(root, path relative to it) of every public header; fp16_t.h is C++-only and declares no C entry point,
+    and aclnnop/level2/ only forwards to the headers of aclnnop/."""
     for root_dir in include_dirs:
         for name in PUBLIC_TOP_HEADERS:
             if os.path.exists(os.path.join(root_dir, name)):
                 yield root_dir, name
         for sub in PUBLIC_HEADER_DIRS:
-            for dirpath, _, files in os.walk(os.path.join(root_dir, sub)):
+            for dirpath, dirs, files in os.walk(os.path.join(root_dir, sub)):
+                dirs[:] = [d for d in dirs if d != surface.LEVEL2]
                 for name in sorted(files):
                     if name.endswith(".h") and "fp16_t" not in name:
                         yield root_dir, os.path.relpath(os.path.join(dirpath, name), root_dir)
@@ -616,7 +618,7 @@ def export_tables(functions, undeclared, repos):
     owners = {}
     named = [(name, fn.header) for name, fn in functions.items()]
     named += [(name, surface.ACLNN_HEADER_DIR + "/(undeclared).h") for name in undeclared]
-    named += [(row["symbol"], "aclnn/opdev/fp16_t.h") for row in surface.fp16_symbols()]
+    named += [(row["symbol"], row["header"]) for row in surface.opdev_symbols()]
     for name, header in sorted(named):
         owners[name] = surface.libraries_of(name, header, repos, table)
         if not owners[name]:
@@ -689,8 +691,8 @@ def main():
         entry_points[name] = {"header": "", "family": "aclnn", "returns": "aclnnStatus", "params": [], "abi": [],
                               "returns_abi": "i32", "implemented_in": "none", "failure": None,
                               "libraries": owners[name], "declared": False}
-    for row in surface.fp16_symbols():
-        entry_points[row["symbol"]] = {"header": "aclnn/opdev/fp16_t.h", "family": "fp16", "returns": "",
+    for row in surface.opdev_symbols():
+        entry_points[row["symbol"]] = {"header": row["header"], "family": "opdev", "returns": "",
                                        "params": [], "abi": [], "returns_abi": "data", "implemented_in": "c",
                                        "failure": None, "libraries": owners[row["symbol"]],
                                        "demangled": row["declaration"]}

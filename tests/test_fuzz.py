@@ -108,7 +108,7 @@ def T(dtype, shape):
     return {"dtype": dtype, "shape": list(shape), "strides": None, "offset": 0, "format": 2, "alloc": "fit", "fill": 0}
 
 
-F, H, I32, U8, I64 = 0, 1, 3, 4, 9
+F, H, I32, U8, I64, BOOL, C64 = 0, 1, 3, 4, 9, 12, 16
 ACLNN_SEEDS = {
     "aclnnEmbedding": [T(F, [5, 3]), T(I64, [4]), T(F, [4, 3])],
     "aclnnEmbeddingDenseBackward": [T(F, [4, 3]), T(I64, [4]), 5, 2 ** 64 - 1, False, T(F, [5, 3])],
@@ -135,14 +135,52 @@ ACLNN_SEEDS = {
     "aclnnSoftmax": [T(F, [2, 8]), -1, T(F, [2, 8])],
     "aclnnMatmul": [T(F, [2, 3]), T(F, [3, 4]), T(F, [2, 4]), 1],
     "aclnnRmsNorm": [T(F, [2, 8]), T(F, [8]), 1e-6, T(F, [2, 8]), T(F, [2, 1])],
+    # ops-math's integral, bool-out, complex and attribute-shaped rows (the generic calls give all-float tensors)
+    "aclnnBitwiseAndTensor": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnBitwiseNot": [T(I32, [4]), T(I32, [4])],
+    "aclnnLeftShift": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnRightShift": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnGcd": [T(I32, [2, 4]), T(I32, [4]), T(I32, [2, 4])],
+    "aclnnDivMod": [T(I32, [2, 4]), T(I32, [4]), 2, T(I32, [2, 4])],
+    "aclnnIsFinite": [T(F, [4]), T(BOOL, [4])],
+    "aclnnIsClose": [T(F, [2, 4]), T(F, [4]), 1e-5, 1e-8, True, T(BOOL, [2, 4])],
+    "aclnnComplex": [T(F, [2, 4]), T(F, [4]), T(C64, [2, 4])],
+    "aclnnReal": [T(C64, [4]), T(F, [4])],
+    "aclnnIsInScalarTensor": [{"scalar": 1.0, "dtype": F}, T(F, [4]), False, True, T(BOOL, [])],
+    "aclnnIsInTensorScalar": [T(F, [4]), {"scalar": 1.0, "dtype": F}, False, False, T(BOOL, [4])],
+    "aclnnScale": [T(F, [2, 4]), T(F, [4]), T(F, [4]), 1, 1, True, T(F, [2, 4])],
+    # ops-math's reductions, scans, sorts, generators and matrix operators (shapes the generic calls miss)
+    "aclnnAmax": [T(F, [2, 4]), {"ints": [1]}, False, T(F, [2])],
+    "aclnnVarMean": [T(F, [2, 4]), {"ints": [1]}, 1, False, T(F, [2]), T(F, [2])],
+    "aclnnArgMin": [T(F, [2, 4]), 1, False, T(I64, [2])],
+    "aclnnMaxDim": [T(F, [2, 4]), 1, False, T(F, [2]), T(I64, [2])],
+    "aclnnCumsum": [T(F, [2, 4]), 1, F, T(F, [2, 4])],
+    "aclnnCummax": [T(F, [2, 4]), 1, T(F, [2, 4]), T(I64, [2, 4])],
+    "aclnnSort": [T(F, [2, 4]), True, -1, False, T(F, [2, 4]), T(I64, [2, 4])],
+    "aclnnArgsort": [T(F, [2, 4]), -1, True, T(I64, [2, 4])],
+    "aclnnEye": [3, 4, T(F, [3, 4])],
+    "aclnnLinspace": [{"scalar": 0.0, "dtype": F}, {"scalar": 1.0, "dtype": F}, 5, T(F, [5])],
+    "aclnnRange": [{"scalar": 0.0, "dtype": F}, {"scalar": 2.0, "dtype": F}, {"scalar": 0.5, "dtype": F}, T(F, [5])],
+    "aclnnHistc": [T(F, [8]), 4, {"scalar": 0.0, "dtype": F}, {"scalar": 1.0, "dtype": F}, T(F, [4])],
+    "aclnnBincount": [T(I64, [6]), None, 4, T(I64, [4])],
+    "aclnnOneHot": [T(I64, [4]), 3, T(F, [1]), T(F, [1]), -1, T(F, [4, 3])],
+    "aclnnDot": [T(F, [4]), T(F, [4]), T(F, [])],
+    "aclnnTrace": [T(F, [3, 3]), T(F, [])],
+    "aclnnLinalgCross": [T(F, [2, 3]), T(F, [2, 3]), -1, T(F, [2, 3])],
+    "aclnnLinalgQr": [T(F, [4, 3]), 0, T(F, [4, 3]), T(F, [3, 3])],
+    "aclnnSvd": [T(F, [4, 3]), False, True, T(F, [3]), T(F, [4, 3]), T(F, [3, 3])],
+    "aclnnExpSegsum": [T(F, [2, 2, 4]), T(F, [2, 2, 4, 4])],
+    "aclnnSignBitsPack": [T(F, [16]), 2, T(U8, [2, 1])],
 }
 
 
 # C-string attributes: a value each family's checks accept, by the parameter's name
 MODE_SEEDS = {"roundmode": "round", "quantmode": "pertoken", "dataformat": "NCHW", "equation": "ij,jk->ik",
-              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static"}
+              "fusedoptype": "", "activationtype": "gelu", "xquantmode": "pertoken", "quanttype": "static",
+              "reduction": "mean", "approximate": "none"}
 MODES = ["round", "rint", "floor", "ceil", "trunc", "hybrid", "static", "dynamic", "pertoken", "pertensor",
-         "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "no such mode"]
+         "perchannel", "NCHW", "NHWC", "", "gelu_tanh", "ij,jk->ik", "none", "tanh", "mean", "sum", "update",
+         "BNSD", "no such mode", "\u00e9" * 300]
 
 
 def _is_string(ctype):
@@ -503,8 +541,11 @@ def test_the_oracles_see_a_stray_write():
 
 def test_the_worker_reports_a_crash_and_a_hang():
     """The harness itself: a child that dies or stalls is a finding, and the next case runs."""
-    w = Worker(case_seconds=2)
+    w, malloc = Worker(), {"family": "memory", "runtime": "acl", "call": "malloc", "size": 64, "policy": 0}
+    assert w.run(malloc)["violations"] == []   # started: a loaded host's start-up is not the case's time
+    w.case_seconds = 2
     assert w.run({"family": "selftest", "action": "crash"})["violations"][0].startswith("crash")
     assert w.run({"family": "selftest", "action": "hang"})["violations"][0].startswith("hang")
-    assert w.run({"family": "memory", "runtime": "acl", "call": "malloc", "size": 64, "policy": 0})["violations"] == []
+    w.case_seconds = CASE_SECONDS
+    assert w.run(malloc)["violations"] == []
     w.stop()

@@ -38,6 +38,7 @@ STANDS_ON = {
     "aclnn": ("acl",),
     "mcdnn": ("mc",),
     "mcblas": ("mc",),
+    "securec": (),  # libc_sec: bounds-checked C functions, a library of their own
     "hccl": ("acl", "mc"),  # the collectives: HCCL on AscendCL's runtime, MCCL on MACA's
     "bridge": ("aclnn", "mcdnn", "mcblas", "hccl", "kernels"),
 }

@@ -1,5 +1,5 @@
 """The MACA library headers bring the runtime in as cuDNN's and cuBLAS's bring in cuda_runtime.h: a C++
-program that includes only <mcdnn.h> (or one mcDNN sub-library header, <mcblas.h>, <mcblasLt.h>) may call
+program that includes only <mcdnn.h> (or one mcDNN sub-library header, <mcblas.h>, <mcblasLt.h>, <mccl.h>) may call
 the runtime's typed overloads — mcMalloc(&floatPtr, n) — and the C library functions the runtime header
 provides. (Every header compiling alone as C and as C++ is tests/test_surface.py's test.)"""
 import subprocess
@@ -29,7 +29,7 @@ int main()
 
 LIBRARY_HEADERS = ["mcdnn/mcdnn.h", "mcdnn/mcdnn_ops_infer.h", "mcdnn/mcdnn_ops_train.h", "mcdnn/mcdnn_cnn_infer.h",
                    "mcdnn/mcdnn_cnn_train.h", "mcdnn/mcdnn_adv_infer.h", "mcdnn/mcdnn_adv_train.h",
-                   "mcdnn/mcdnn_backend.h", "mcblas/mcblas.h", "mcblas/mcblasLt.h"]
+                   "mcdnn/mcdnn_backend.h", "mcblas/mcblas.h", "mcblas/mcblasLt.h", "mccl.h"]
 
 
 def compile_program(source, tmp_path, link=False):

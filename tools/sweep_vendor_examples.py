@@ -37,7 +37,7 @@ LINES = {
     "ops-math": (("include", "include/aclnn", "include/aclnnop"), ("opapi_math", "ascendcl", "nnopbase")),
     "ops-nn": (("include", "include/aclnnop", "include/aclnn"), ("opapi_nn", "opapi_math", "ascendcl", "nnopbase")),
     "ops-transformer": (("include", "include/aclnn", "opp/include/aclnnop", "include/aclnnop"),
-                        ("opapi", "opapi_transformer", "ascendcl", "nnopbase", "pthread", "hccl")),
+                        ("opapi", "opapi_transformer", "ascendcl", "nnopbase", "pthread", "hccl", "c_sec")),
     "ops-cv": (("include", "include/aclnn", "include/aclnnop"), ("opapi_cv", "ascendcl", "nnopbase")),
 }
 LIBRARY_DIRS = ("opp/lib64", "lib64")
@@ -45,6 +45,7 @@ LIBRARY_DIRS = ("opp/lib64", "lib64")
 SOC_950 = "Ascend950"
 NOT_SUPPORTED = re.compile(r"(\w+) \([^)]*\) is not supported by opemu")
 EXAMPLE = re.compile(r"(^|/)examples/(.*/)?test_aclnn_[^/]*\.cpp$")
+HEADER_BESIDE = re.compile(r"(^|/)(op_api|examples)/(.*/)?[^/]*\.h$")
 
 
 def repository_kind(checkout):
@@ -61,10 +62,13 @@ def examples(checkout, scratch, pattern):
         listing = subprocess.run(["git", "-C", str(checkout), "ls-tree", "-r", "--name-only", "HEAD"],
                                  capture_output=True, text=True, check=True).stdout.split()
         wanted = [p for p in listing if EXAMPLE.search(p) and not p.startswith("experimental/")]
+        # The headers examples include by a relative path (../op_host/op_api/aclnn_x.h, a sibling
+        # example header), as a work tree has them.
+        beside = [p for p in listing if HEADER_BESIDE.search(p) and not p.startswith("experimental/")]
         root = scratch / "tree"
         root.mkdir()
-        archive = subprocess.run(["git", "-C", str(checkout), "archive", "HEAD", *wanted], capture_output=True,
-                                 check=True).stdout
+        archive = subprocess.run(["git", "-C", str(checkout), "archive", "HEAD", *wanted, *beside],
+                                 capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
         paths = [root / p for p in wanted]
     else:

@@ -129,13 +129,17 @@ static std::vector<Case> cases()
     return all;
 }
 
+#include "aclnn_math_cases.h"
+
 int main(int argc, char** argv)
 {
     aclInit(nullptr);
     aclrtSetDevice(0);
     aclrtCreateStream(&stream);
     int calls = argc > 1 ? atoi(argv[1]) : 2000;
-    for (auto& c : cases()) {
+    std::vector<Case> all = cases(), math = math_cases();
+    all.insert(all.end(), math.begin(), math.end());
+    for (auto& c : all) {
         printf("%s %.3f\n", c.name, median_us(c.name, c.phase1, c.phase2, calls));
     }
     return 0;

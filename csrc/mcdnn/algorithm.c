@@ -1,12 +1,9 @@
 /* mcDNN's algorithm descriptors and algorithm-performance objects (deprecated in cuDNN 8, still in
- * ops_infer), their serialisation (Get…SpaceSize, Save, Restore) and the logging callback. All C.
+ * ops_infer) and their serialisation (Get…SpaceSize, Save, Restore). All C.
  *
  * An algorithm descriptor holds one mcdnnAlgorithm_t; a performance object an algorithm descriptor, a
  * status, a time and a memory size. Saved algorithm space is a small record: a tag that says it is
- * one, then the mcdnnAlgorithm_t; Restore refuses a buffer without the tag (BAD_PARAM).
- * The callback: opemu records mask, user data and function and returns them; it logs no API events,
- * so it never calls the function. */
-#include <pthread.h>
+ * one, then the mcdnnAlgorithm_t; Restore refuses a buffer without the tag (BAD_PARAM). */
 #include <string.h>
 #include "mcdnn_internal.h"
 
@@ -178,36 +175,5 @@ OPEMU_EXPORT mcdnnStatus_t mcdnnRestoreAlgorithm(mcdnnHandle_t handle, void *alg
         return FAIL(MCDNN_STATUS_BAD_PARAM, "%s: algoSpace does not hold an algorithm saved by mcdnnSaveAlgorithm",
                     api);
     memcpy(&d->value, (const char *)algoSpace + sizeof SAVED_TAG, sizeof d->value);
-    return MCDNN_STATUS_SUCCESS;
-}
-
-/* ---- the logging callback (process-wide, as in cuDNN) ---- */
-
-static struct {
-    pthread_mutex_t lock;
-    unsigned mask;
-    void *udata;
-    mcdnnCallback_t fptr;
-} callback = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, NULL};
-
-OPEMU_EXPORT mcdnnStatus_t mcdnnSetCallback(unsigned mask, void *udata, mcdnnCallback_t fptr)
-{
-    pthread_mutex_lock(&callback.lock);
-    callback.mask = mask;
-    callback.udata = udata;
-    callback.fptr = fptr;
-    pthread_mutex_unlock(&callback.lock);
-    return MCDNN_STATUS_SUCCESS;
-}
-
-OPEMU_EXPORT mcdnnStatus_t mcdnnGetCallback(unsigned *mask, void **udata, mcdnnCallback_t *fptr)
-{
-    if (mask == NULL || udata == NULL || fptr == NULL)
-        return FAIL(MCDNN_STATUS_BAD_PARAM, "mcdnnGetCallback: an output pointer is null");
-    pthread_mutex_lock(&callback.lock);
-    *mask = callback.mask;
-    *udata = callback.udata;
-    *fptr = callback.fptr;
-    pthread_mutex_unlock(&callback.lock);
     return MCDNN_STATUS_SUCCESS;
 }

@@ -41,12 +41,19 @@ FILE *opemu_trace_open(const char *pattern)
     return f;
 }
 
+/* A listener joins at load time or while calls run on other threads: its place is filled before the count
+ * that makes readers see it is published, and a call that began before it is heard at its end only. */
 void opemu_trace_listen(const opemu_call_listener *listener)
 {
-    if (n_listeners == LISTENERS_MAX)
+    static pthread_mutex_t joining = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&joining);
+    int n = __atomic_load_n(&n_listeners, __ATOMIC_RELAXED);
+    if (n == LISTENERS_MAX)
         abort(); /* more listening layers than places: fix LISTENERS_MAX */
-    listeners[n_listeners++] = listener;
-    opemu_trace_enabled = 1;
+    listeners[n] = listener;
+    __atomic_store_n(&n_listeners, n + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&opemu_trace_enabled, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&joining);
 }
 
 static void trace_unsupported(const char *function, int status, const char *status_name);
@@ -108,7 +115,7 @@ void opemu_trace_begin(opemu_trace *t, const char *function)
     t->names_length = 0;
     t->returned[0] = 0;
     current = t;
-    for (int i = 0; i < n_listeners; i++)
+    for (int i = 0, n = __atomic_load_n(&n_listeners, __ATOMIC_ACQUIRE); i < n; i++)
         if (listeners[i]->begin)
             listeners[i]->begin();
 }
@@ -187,7 +194,7 @@ void opemu_trace_returned_pointer(opemu_trace *t, const void *value)
 void opemu_trace_end(opemu_trace *t, long long status, const char *status_name)
 {
     current = NULL;
-    for (int i = 0; i < n_listeners; i++)
+    for (int i = 0, n = __atomic_load_n(&n_listeners, __ATOMIC_ACQUIRE); i < n; i++)
         if (listeners[i]->end)
             listeners[i]->end(t, status);
     if (trace_file == NULL)

@@ -1,6 +1,6 @@
 /* The API trace (trace.c): OPEMU_TRACE=<file>, one JSON line per API call, written by the generated
  * shims when tracing is on. Other layers hear of every call through it: a call listener registers
- * once, at load time, and tracing is then on (the shims record every call). */
+ * once, and tracing is then on (the shims record every call). */
 #ifndef OPEMU_TRACE_H
 #define OPEMU_TRACE_H
 
@@ -45,7 +45,8 @@ typedef struct {
     void (*begin)(void);
     void (*end)(const opemu_trace *t, long long status);
 } opemu_call_listener;
-/* At load time only; turns tracing on. */
+/* At load time, or later from any thread (a call already running is heard at its end only); turns tracing
+ * on for good. */
 void opemu_trace_listen(const opemu_call_listener *listener);
 
 /* Opens a trace-like output: "%p" in `pattern` is replaced by the process id; NULL (with a line on

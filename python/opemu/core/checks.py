@@ -11,9 +11,14 @@ def shape_text(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-def not_null(a, *names):
+def not_null(a, *names, scalars=()):
+    """OP_CHECK_NULL in `names` order: opbase's IsNullptr words its message by the argument's type (an aclScalar
+    in `scalars` is "a value of type number")."""
     for name in names:
         if getattr(a, name) is None:
+            if name in scalars:
+                raise param_nullptr("Expected a value of type number for argument %s but instead found type null."
+                                    % name)
             raise param_nullptr("Expected a proper Tensor but got null for argument %s." % name)
 
 

@@ -9,7 +9,7 @@ negative index; the others take it as it is, an address before the row.
 
 Duplicates. A scatter that assigns writes positions in index order, so the last write to a position wins
 (the vendor leaves the order open; the deterministic choice is the walk's). A scatter that reduces (add,
-mul, max, min) applies the updates to a position in index order, in the compute dtype (fp32 for
+mul, max, min, div) applies the updates to a position in index order, in the compute dtype (fp32 for
 fp16/bf16), and rounds once into the target."""
 import numpy as np
 
@@ -52,10 +52,10 @@ _UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minim
 
 
 def reduce_at(view, coordinates, values, how, what, include_self=True, compute=None):
-    """view[c] = view[c] (how) value for each coordinate in index order ("add", "mul", "max", "min", "mean"), in
+    """view[c] = view[c] (how) value for each coordinate in index order ("add", "mul", "max", "min", "mean", "div"), in
     the compute dtype, rounded once into view. Without include_self a position's old value takes no part (its
     first update starts it); "mean" divides by the updates it got, plus one when the old value counts (integers
-    floor). `compute` overrides the compute dtype (a kernel that adds fp16 in fp16 rounds every step). Out-of-shape
+    floor; "div" of integers truncates and a zero divisor leaves the value). `compute` overrides the compute dtype (a kernel that adds fp16 in fp16 rounds every step). Out-of-shape
     coordinates update the memory they address (checked before anything is written)."""
     coordinates = np.broadcast_arrays(*[np.asarray(c, np.int64) for c in coordinates])
     ct = compute or compute_type(view.dtype)
@@ -75,12 +75,29 @@ def reduce_at(view, coordinates, values, how, what, include_self=True, compute=N
             later = np.ones(inverse.size, bool)
             later[first] = False
             inverse, values = inverse[later], values[later]
-        _UFUNCS[how].at(current, inverse, values.astype(ct))
+        if how == "div" and ct.kind in "iub":
+            current = _divide_integers(current, inverse, values)
+        elif how == "div":
+            np.divide.at(current, inverse, values.astype(ct))
+        else:
+            _UFUNCS[how].at(current, inverse, values.astype(ct))
         if how == "mean":
             # the old value, or the first update that started the position, counts once more
             counts = np.bincount(inverse, minlength=current.size) + 1
             current = current // counts if ct.kind in "iub" else current / counts
     scatter.write(current.astype(view.dtype) if current.dtype != view.dtype else current)
+
+
+def _divide_integers(current, inverse, divisors):
+    """Each position divided by its divisors in index order, truncating each step (C division), a zero divisor
+    skipped: the same as one truncating division by their product, formed in Python integers (no overflow)."""
+    product = np.ones(current.size, object)
+    divisors = divisors.astype(np.int64).astype(object)
+    divisors[divisors == 0] = 1
+    np.multiply.at(product, inverse, divisors)
+    dividend = current.astype(object)
+    quotient = [abs(n) // abs(d) * (1 if (n >= 0) == (d > 0) else -1) for n, d in zip(dividend, product)]
+    return np.asarray(quotient, np.int64).astype(current.dtype)
 
 
 def compute_type(numpy_type):

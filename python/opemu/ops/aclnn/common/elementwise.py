@@ -21,10 +21,16 @@ How to add operators (the recipe every folder follows)
       Row("Acos", np.arccos, ACOS_IN, out=ACOS_OUT, result="float"),
 
   yields aclnnAcos and, because the vendor declares it, aclnnInplaceAcos. A binary function names
-  its scalar form too (`forms="Add Adds"`, `forms="EqTensor EqScalar"`); `alpha="alpha"` marks
-  Add's multiplier, `optional=` the parameters that may be null, `check=` a check of attributes
-  (after the nulls), `same_dtype=True` out's dtype equal to the input's, `inplace=False` a
-  declared Inplace twin whose op_api differs. A backward operator whose formula is elementwise is a
+  its scalar forms too (`forms="Add Adds"`, `forms="PowTensorTensor PowTensorScalar PowScalarTensor"`:
+  an aclScalar may stand anywhere in the header); `alpha="alpha"` marks Add's multiplier,
+  `optional=` the parameters that may be null, `check=` a check of attributes (after the nulls),
+  `same_dtype=True` out's dtype equal to the input's, `inplace=False` a declared Inplace twin whose
+  op_api differs, `inplace_dtypes=` the in-place form's own list (its SELFREF list),
+  `scalar_checked=True` an aclScalar checked against the input list too, `result=` a function
+  (args, promoted dtype) → compute dtype where "promote"/"float"/"bool" do not say it,
+  `castable=False` an op_api that casts into out unchecked, `lines=` the product lines with a
+  kernel (the platform check, last), `base=` a subclass of Elementwise where the op_api's checks
+  differ in kind (math/comparison.py's ScalarComparison). A backward operator whose formula is elementwise is a
   row like any other: Row("SigmoidBackward", lambda grad, y: grad * y * (1 - y), …) takes the
   header's gradOutput, output and gradInput.
 * Its Foreach forms: one line each in foreach/elementwise.py naming this row (foreach/family.py).
@@ -40,6 +46,7 @@ import numpy as np
 from opemu.core import checks, dtypes, kernels, parallel, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn import declared
+from opemu.ops.aclnn.common import products as _products
 from opemu.ops.aclnn.common import promotion as P
 
 
@@ -53,6 +60,9 @@ class Elementwise(AclnnOp):
     out_dtypes = None    # callable → accepted output dtypes (None: not checked separately)
     result = "promote"   # "promote", "float" (integral → FLOAT), "bool" (comparisons)
     same_dtype = False   # out must have the input's dtype (OP_CHECK_DTYPE_NOT_MATCH: Relu, Gelu…)
+    scalar_dtypes_checked = ()   # aclScalar operands whose dtype the op_api checks against the input list
+    castable = True      # the op_api checks that the result can be cast to out (OP_CHECK_RESULT_DTYPE_CAST_FAILED)
+    lines = None         # the product lines with a kernel (None: all); the platform check, last
     kernel = None        # (operands…, out=None) → array
 
     def dtype_table(self):
@@ -66,11 +76,12 @@ class Elementwise(AclnnOp):
 
     def check(self, a):
         names = [name for name, kind in self.params if kind != "v"] + ([] if self.inplace else [self.target])
-        checks.not_null(a, *[n for n in names if n not in self.optional])
+        checks.not_null(a, *[n for n in names if n not in self.optional],
+                        scalars=[n for n, kind in self.params if kind == "S"])
         self.check_attributes(a)
         allowed = self.in_dtypes()
         tensors = [n for n, kind in self.params if kind == "T" and getattr(a, n) is not None]
-        for name in tensors:
+        for name in tensors + [n for n in self.scalar_dtypes_checked if getattr(a, n) is not None]:
             checks.dtype_in(name, getattr(a, name), allowed)
         target = getattr(a, self.target)
         if self.out_dtypes is not None and not self.inplace:
@@ -83,8 +94,11 @@ class Elementwise(AclnnOp):
             if not checks.can_cast(alpha.dtype, a.result_dtype):
                 raise status.param_invalid("Alpha dtype %s can't be cast to the promote dtype %s."
                                            % (dtypes.serial_name(alpha.dtype), dtypes.serial_name(a.result_dtype)))
-        if self.result != "bool":
+        if self.result != "bool" and self.castable:
             checks.result_castable(a.result_dtype, target.dtype)
+        if not self.inplace and len(self.operands()) == 1 and tensors:
+            # one operand (a unary function): CheckSameShape1In1Out's message, whatever the out dtype
+            checks.same_shape(tensors[0], getattr(a, tensors[0]), self.target, target)
         for name in tensors + ([] if self.inplace else [self.target]):
             checks.max_dim(name, getattr(a, name))
         shape = ()
@@ -98,6 +112,14 @@ class Elementwise(AclnnOp):
                                               checks.shape_text(target.shape)))
         else:
             P.out_shape_is(target, shape)
+        if self.lines is not None:
+            _products.check_supported(self.name, self.lines)
+        self.settle(a, target)
+
+    def settle(self, a, target):
+        """What compute reads besides the operands, once a.result_dtype is known: the b16 rounding before the
+        cast into the target, whether there is nothing to do, and which locations a repeating target keeps."""
+        a.rounding = _ROUNDS_TO.get(a.result_dtype) if target.dtype != a.result_dtype and self.result != "bool" else None
         a.empty = target.is_empty()
         a.once = _one_write_per_location(target.shape, target.strides)
 
@@ -105,20 +127,26 @@ class Elementwise(AclnnOp):
         """Row-specific attribute checks (after the nulls)."""
 
     def result_dtype(self, a, tensors):
+        """op::PromoteType over the tensor operands, then each aclScalar operand as a scalar joins a tensor
+        (its category counts, not its width), wherever it stands in the header; then the row's rule."""
         result = None
-        for name, kind in self.params:
-            value = getattr(a, name)
-            if kind == "v" or value is None or name == self.alpha:
-                continue
-            if result is None:
-                result = value.dtype
-            else:
+        for kind_pass in ("T", "S"):
+            for name, kind in self.params:
+                value = getattr(a, name)
+                if kind != kind_pass or value is None or name == self.alpha:
+                    continue
+                if result is None:
+                    result = value.dtype
+                    continue
                 promoted = (P.promote(result, value.dtype) if kind == "T"
                             else P.promote_with_scalar(result, value.dtype))
                 if promoted is None:
+                    first, second = (result, value.dtype) if self.operands().index(name) else (value.dtype, result)
                     raise status.param_invalid("Self dtype %s and other dtype %s can not promote dtype."
-                                               % (dtypes.serial_name(result), dtypes.serial_name(value.dtype)))
+                                               % (dtypes.serial_name(first), dtypes.serial_name(second)))
                 result = promoted
+        if callable(self.result):
+            return self.result(a, result)
         if self.result == "float" and P.category(result) < 2:
             return P.FLOAT
         return result
@@ -140,24 +168,27 @@ class Elementwise(AclnnOp):
                 args.append(None if value is None else value.as_type(ct))
             else:
                 args.append(value)
-        direct = target.dtype == ct or (self.result == "bool" and target.dtype == np.bool_)
+        direct = (target.dtype == ct or (self.result == "bool" and target.dtype == np.bool_)) and a.rounding is None
         flat = _flat(target, args) if target.size >= PARALLEL_MIN and parallel.WORKERS > 1 else None
         if flat is None:
-            self._apply(args, target, direct)
+            self._apply(args, target, direct, a.rounding)
             return
         target, args = flat
         parallel.split(target.size, lambda lo, hi: self._apply([x[lo:hi] if _sliced(x) else x for x in args],
-                                                                target[lo:hi], direct))
+                                                                target[lo:hi], direct, a.rounding))
 
-    def _apply(self, args, target, direct):
+    def _apply(self, args, target, direct, rounding):
         with np.errstate(all="ignore"):   # inf and NaN are results on the device, not warnings on the app's stderr
             if direct:
                 self.kernel(*args, out=target)  # ufuncs handle operands that overlap the output
+            elif rounding is not None:    # the kernel's b16 result, then the op_api's Cast into out
+                P.store(target, np.asarray(self.kernel(*args)).astype(rounding))
             else:
                 P.store(target, self.kernel(*args))
 
 
 PARALLEL_MIN = 1 << 18   # elements below which the second core costs more than it saves
+_ROUNDS_TO = {P.FLOAT16: np.dtype(np.float16), P.BF16: dtypes.numpy_dtype(P.BF16)}   # b16 results round first
 
 
 def _sliced(operand):
@@ -186,6 +217,14 @@ def _one_write_per_location(shape, strides):
     return tuple(slice(-1, None) if r else slice(None) for r in repeated)
 
 
+def into(result, out=None):
+    """A kernel's result through `out` when given (for kernels that are not ufuncs)."""
+    if out is None:
+        return result
+    np.copyto(out, result)
+    return out
+
+
 # How a declared parameter enters a row's operator: a tensor operand, an aclScalar operand, or a plain value.
 _KIND = {"aclTensor": "T", "aclScalar": "S"}
 ROWS = {}   # every row by name, for the families that loop over the same rows (foreach/)
@@ -202,11 +241,17 @@ class Row:
     Inplace twin where the vendor declares one."""
 
     def __init__(self, name, kernel, dtypes, out=None, result="promote", forms=None, inplace=True, same_dtype=False,
-                 alpha=None, optional=(), check=None):
+                 alpha=None, optional=(), check=None, inplace_dtypes=None, scalar_checked=False, base=None,
+                 castable=True, lines=None):
         self.name, self.kernel, self.dtypes, self.out, self.result = name, kernel, dtypes, out, result
         self.forms = tuple((forms or name).split())
         self.inplace, self.same_dtype, self.alpha = inplace, same_dtype, alpha
         self.optional, self.check = optional, check
+        self.inplace_dtypes = inplace_dtypes or out or dtypes   # the in-place form's list (its SELFREF list)
+        self.scalar_checked = scalar_checked   # the op_api checks an aclScalar operand's dtype against `dtypes` too
+        self.base = base or Elementwise        # a subclass where the row's semantics need more than a kernel
+        self.castable = castable               # False where the op_api casts the result into out unchecked
+        self.lines = lines                     # product lines with a kernel (None: every product)
 
 
 def generate(module, rows):
@@ -229,15 +274,19 @@ def make(module, operator, row, inplace):
     """The operator class of one form of `row`: declared `operator` (an opemu.ops.aclnn.declared.Operator)
     writing `out` (its last tensor), or its first operand when `inplace`."""
     params = tuple((name, _KIND.get(kind, "v")) for name, kind in operator.parameters)
-    target = params[0][0] if inplace else [name for name, kind in params if kind == "T"][-1]
+    tensors = [name for name, kind in params if kind == "T"]
+    target = tensors[0] if inplace else tensors[-1]   # InplaceAddV3 writes its first tensor, `other`
     if not inplace:
         params = tuple(p for p in params if p[0] != target)
     body = dict(__module__=module, name=operator.name, params=params, target=target, inplace=inplace,
                 inputs=tuple(name for name, kind in params if kind == "T"), outputs=(target,),
-                kernel=staticmethod(row.kernel), result=row.result, alpha=row.alpha, optional=row.optional,
-                in_dtypes=staticmethod(row.out or row.dtypes) if inplace else staticmethod(row.dtypes),
+                kernel=staticmethod(row.kernel), result=staticmethod(row.result) if callable(row.result) else row.result,
+                alpha=row.alpha, optional=row.optional,
+                in_dtypes=staticmethod(row.inplace_dtypes) if inplace else staticmethod(row.dtypes),
                 out_dtypes=None if inplace or row.out is None else staticmethod(row.out),
-                same_dtype=row.same_dtype)
+                same_dtype=row.same_dtype, castable=row.castable, lines=row.lines,
+                scalar_dtypes_checked=tuple(n for n, kind in params if kind == "S" and n != row.alpha)
+                if row.scalar_checked else ())
     if row.check is not None:
         body["check_attributes"] = staticmethod(row.check)
-    return type(operator.name[len("aclnn"):], (Elementwise,), body)
+    return type(operator.name[len("aclnn"):], (row.base,), body)

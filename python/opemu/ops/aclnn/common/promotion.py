@@ -41,6 +41,17 @@ def per_product(base, a2_extra=""):
     return lambda: base_codes + extra if _products.line() in ("A2", "A3", "950") else base_codes
 
 
+def per_line(base, a2=None, regbase=None, p310=None):
+    """A dtype list per product line where the op_api keeps more than two tables, each a whole list: `base`
+    on the 910 (and 310B), `a2` on Atlas A2/A3 (default `base`), `regbase` on the 950 line (default `a2`),
+    `p310` on the 310P (default `base`)."""
+    base_codes = codes(base)
+    a2_codes = base_codes if a2 is None else codes(a2)
+    table = {"A2": a2_codes, "A3": a2_codes, "950": a2_codes if regbase is None else codes(regbase),
+             "310P": base_codes if p310 is None else codes(p310)}
+    return lambda: table.get(_products.line(), base_codes)
+
+
 # Dtype lists several families share (ops-math's and ops-nn's op_api tables repeat them): the inputs and
 # outputs of the transcendental functions, and the floating types of the activations.
 MATH_IN = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 BOOL UINT8 COMPLEX64 COMPLEX128", "BF16")
@@ -126,3 +137,8 @@ def store(out, result):
 
 def as_compute(view, numpy_type):
     return view if view.dtype == numpy_type else view.astype(numpy_type)
+
+
+def widened(view):
+    """An fp16/bf16 view in fp32 (where a kernel computes them), any other as it is."""
+    return view.astype(np.float32) if view.dtype.kind == "V" or view.dtype == np.float16 else view

@@ -1,4 +1,5 @@
 """hicann/ops-nn control/: stream control operators."""
 
 OPERATORS = {
+    "aclnnSleep": "sleep",
 }

@@ -1,4 +1,7 @@
-"""hicann/ops-transformer ffn/: fused feed-forward networks."""
+"""hicann/ops-transformer ffn/: the transformer feed-forward block, dense or split among experts."""
 
 OPERATORS = {
+    "aclnnFFN": "ffn",
+    "aclnnFFNV2": "ffn",
+    "aclnnFFNV3": "ffn",
 }

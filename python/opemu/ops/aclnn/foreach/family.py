@@ -12,16 +12,24 @@ gives one; the vendor must declare it
 (cmake/surface/aclnn_ops.tsv), and the parameters are the header's. The templates are the check
 orders the vendor's sources follow, each read top to bottom as its CheckParams:
 
-  OpApiUnary    op_api unary (foreach_sqrt): nulls → product → dtypes (the first tensor's in the list,
-                the others equal to it) → list sizes → ranks → shapes equal → formats
+  OpApiUnary    op_api lists without a scalar (foreach_sqrt, foreach_div_list, foreach_mul_list): nulls →
+                product → dtypes (the first tensor's in the list, the others equal to it) → list sizes →
+                ranks → shapes equal → formats
   OpApiList     op_api list with an aclScalar alpha (foreach_add_list V2, foreach_sub_list V2): nulls →
                 (AddListV2: sizes, silently) → product → dtypes, alpha's by the list dtype → sizes → shapes
-  OpApiScalar   op_api list with an aclScalar (foreach_mul_scalar V2, foreach_div_scalar V2): nulls →
-                product → dtypes (MulScalarV2 also nulls in the lists) → the scalar's dtype → sizes → shapes
+  OpApiScalar   op_api lists with a scalar (foreach_*_scalar V2, foreach_lerp_scalar, foreach_addcmul_scalar
+                V2, foreach_div_scalar's tensor): nulls → product → dtypes (MulScalarV2 and most V2s also
+                nulls in the lists) → the scalar's dtype → sizes → shapes
   Generated     opbuild's generated check (operators documented without an op_api source, foreach_abs):
                 nulls → product → each tensor's dtype in the op definition's list and out's equal to x's
                 (ACLNN_ERR_PARAM_INVALID) → the tiling's rules (ACLNN_ERR_INNER_TILING_ERROR): one dtype
-                across x, ranks ≤ 8, each out holding at least its x's elements
+                across x, ranks ≤ 8, each out holding at least its x's elements, the other input lists of
+                x's shapes, a scalar per tensor in an aclScalarList
+
+A form's operands are the header's, in order: tensor lists, an aclScalar, an aclScalarList (one scalar per
+tensor) or a tensor holding the scalar (one value, or one per tensor); the *Inplace forms write their first
+list. The row's kernel takes them in that order, plus the form's `constants` (Add's alpha of 1 in
+ForeachAddScalar).
 
 Messages name the tensors as the vendor's sources print them: "(*self)[0]", "(*self)[i]". A null tensor
 inside a list, which most op_api sources dereference unchecked, is refused with the nulls. Every form
@@ -51,12 +59,22 @@ class Foreach(AclnnOp):
     """A Foreach form: `lists` (the input tensor lists, header order), `scalar` (the aclScalar operand or
     alpha, if any), `target` (the output list) and `kernel`, the row's."""
     lists = ()
+    inplace = False   # the first list is written (the *Inplace forms)
     scalar = None
     target = "out"
     dtypes = None     # callable → the dtype list on the current product
     kernel = None
     fp16_float_scalar = False   # on the 950 line an fp16 list takes a FLOAT scalar too, kept in fp32 (MulScalarV2)
-    products = _products.describe(A2_LINES)
+    operands = ()     # ((name, "L" list | "S" aclScalar | "SL" aclScalarList | "T" tensor of scalars), …) header order
+    constants = ()    # trailing arguments of the row's kernel the form fixes (Add's alpha 1 in ForeachAddScalar)
+    scalar_as = None  # the NumPy dtype the scalar is converted to whatever the data (LerpScalar's FLOAT weight)
+    scalar_dtypes = None   # the scalar's accepted dtypes whatever the data (None: they follow the list's dtype)
+    lines = A2_LINES  # the product lines with a kernel
+    reduces = False   # each out tensor holds one value per x tensor (ForeachNorm)
+
+    @property
+    def products(self):
+        return _products.describe(self.lines)
 
     def dtype_table(self):
         return {name: self.dtypes() for name in self.lists + (self.target,)}
@@ -83,7 +101,7 @@ class Foreach(AclnnOp):
                                 % self.item_name(name, "0" if k == 0 and name == self.lists[0] else "i"))
 
     def check_product(self):
-        if _products.line() not in A2_LINES:
+        if _products.line() not in self.lines:
             raise status.param_invalid("support for %s is not implemented" % soc())
 
     def check_first_dtype(self, a):
@@ -98,7 +116,9 @@ class Foreach(AclnnOp):
     def check_scalar_dtype(self, a):
         """The scalar's dtype list follows the list's dtype (FOREACH_*_SUPPORT_LIST)."""
         first = getattr(a, self.lists[0])[0].dtype
-        if first in (P.BF16, P.FLOAT):
+        if self.scalar_dtypes is not None:
+            allowed = self.scalar_dtypes
+        elif first in (P.BF16, P.FLOAT):
             allowed = FLOAT_PAIR
         elif first == P.FLOAT16:
             allowed = FLOAT16_PAIR + ((P.FLOAT,) if self.fp16_float_scalar and _products.is_regbase() else ())
@@ -150,24 +170,36 @@ class Foreach(AclnnOp):
     # ---- compute: the row's kernel per tensor
     def scalar_type(self, a, data):
         """The NumPy dtype the op_api converts the scalar to (ConvertToTensor) for data of acl dtype `data`."""
+        if self.scalar_as is not None:
+            return np.dtype(self.scalar_as)
         if data == P.BF16 or (self.fp16_float_scalar and data == P.FLOAT16 and _products.is_regbase()
                               and getattr(a, self.scalar).dtype in (P.FLOAT, P.DOUBLE)):
             return np.float32
         return dtypes.numpy_dtype(dtypes.acl("INT32") if data in SMALL_INTEGERS else data)
 
+    def operand(self, a, v, name, kind, k, data, compute_type):
+        """The k-th call's argument `name`: the list's k-th tensor, the aclScalar, the k-th aclScalarList item
+        or the tensor of scalars' k-th value (its only one when it holds one), in the compute dtype."""
+        if kind == "L":
+            return P.as_compute(v[name][k], compute_type)
+        if kind == "S":
+            return getattr(a, name).as_type(self.scalar_type(a, data))
+        if kind == "SL":
+            return getattr(a, name)[k].as_type(self.scalar_type(a, data))
+        values = v[name].reshape(-1)
+        return P.as_compute(values[k if values.size > 1 else 0], compute_type)
+
     def compute(self, a, v, workspace):
         first = getattr(a, self.lists[0])
         if not first:
             return
-        operands, targets = [v[name] for name in self.lists], v[self.target]
-        data = first[0].dtype
+        targets, data = v[self.target], first[0].dtype
         compute_type = P.compute_type(data) if P.category(data) >= 2 else np.dtype(np.int64)
-        extra = () if self.scalar is None else (getattr(a, self.scalar).as_type(self.scalar_type(a, data)),)
         with np.errstate(all="ignore"):   # inf and NaN are results on the device
             for k in range(len(first)):
                 if first[k].numel():
-                    result = self.kernel(*[P.as_compute(operand[k], compute_type) for operand in operands], *extra)
-                    self.store(targets[k], result)
+                    args = [self.operand(a, v, name, kind, k, data, compute_type) for name, kind in self.operands]
+                    self.store(targets[k], self.kernel(*args, *self.constants))
 
     def store(self, target, result):
         P.store(target, result)
@@ -184,8 +216,24 @@ class OpApiUnary(Foreach):
             self.check_dtypes_match(a, self.lists + (self.target,))
         self.check_sizes(a, self.lists + (self.target,), "Tensor lists must have the same number of tensors")
         self.check_ranks(a)
-        self.check_shapes(a, (self.target,))
+        self.check_shapes(a, self.lists[1:] + (self.target,))
         self.check_formats(a)
+
+
+class OpApiCopy(OpApiUnary):
+    """foreach_copy's op_api: OpApiUnary's order, out's tensors of one dtype that x's may be copied into."""
+    CASTS = {(P.BF16, P.FLOAT), (P.FLOAT16, P.FLOAT), (P.FLOAT, P.BF16), (P.FLOAT, P.FLOAT16)}
+
+    def check_dtypes_match(self, a, names):
+        super().check_dtypes_match(a, self.lists)
+        out = getattr(a, self.target)
+        if not out:
+            return
+        for tensor in out:
+            checks.dtype_match(self.item_name(self.target, "i"), tensor, out[0].dtype)
+        source = getattr(a, self.lists[0])[0].dtype
+        if out[0].dtype != source and (source, out[0].dtype) not in self.CASTS:
+            raise status.param_invalid("dtype mapping from x(%d) to out(%d) is not supported" % (source, out[0].dtype))
 
 
 class OpApiList(Foreach):
@@ -222,6 +270,9 @@ class OpApiScalar(Foreach):
             self.check_first_dtype(a)
             self.check_dtypes_match(a, self.lists + (self.target,))
             self.check_scalar_dtype(a)
+        if len(self.lists) > 1:   # LerpScalar, AddcmulScalarV2, AddcdivScalarV2: x2 (and x3) like x1
+            self.check_sizes(a, self.lists + (self.target,), "Tensor lists must have the same number of tensors")
+            self.check_shapes(a, self.lists[1:])
         self.check_sizes(a, (self.lists[0], self.target),
                          "The self tensorlist and out tensorlist must have the same number of tensors, but got %d "
                          "and %d.")
@@ -235,16 +286,39 @@ class Generated(Foreach):
     spelling = "Foreach%s"
 
     def check(self, a):
-        self.check_nulls(a, self.lists + (self.target,))
-        _products.check_supported(self.name, A2_LINES)
+        self.check_nulls(a, tuple(name for name, _ in self.operands) + (() if self.inplace else (self.target,)))
+        _products.check_supported(self.name, self.lines)
         allowed = self.dtypes()
         for name in self.lists + (self.target,):
             for k, tensor in enumerate(getattr(a, name)):
                 checks.dtype_in("%s[%d]" % (name, k), tensor, allowed)
         x, out = getattr(a, self.lists[0]), getattr(a, self.target)
-        for k, (source, target) in enumerate(zip(x, out)):
-            checks.dtype_match("%s[%d]" % (self.target, k), target, source.dtype)
+        for name in self.lists[1:] + (self.target,):
+            for k, (source, other) in enumerate(zip(x, getattr(a, name))):
+                checks.dtype_match("%s[%d]" % (name, k), other, source.dtype)
         self.check_tiling(x, out)
+        self.check_companions(a, x)
+
+    def check_companions(self, a, x):
+        """The tiling reads the other input lists, the scalar list and the tensor of scalars at x's indices."""
+        tiling = status.ACLNN["ACLNN_ERR_INNER_TILING_ERROR"]
+        for name, kind in self.operands:
+            value = getattr(a, name)
+            if kind == "L" and name != self.lists[0]:
+                for k, source in enumerate(x):
+                    if k >= len(value):
+                        raise status.VendorError(tiling, "The input %s %d desc is null." % (name, k))
+                    if value[k].shape != source.shape:
+                        raise status.VendorError(tiling, "%s tiling: %s[%d] has shape %s, x's is %s."
+                                                 % (self.name, name, k, checks.shape_text(value[k].shape),
+                                                    checks.shape_text(source.shape)))
+            elif kind == "SL" and len(value) < len(x):
+                raise status.VendorError(tiling, "%s tiling: %d scalars for %d tensors." % (self.name, len(value), len(x)))
+            elif kind == "SL" and any(item is None for item in value):
+                raise status.param_nullptr("Expected a proper Scalar but got null for argument %s." % name)
+            elif kind == "T" and value.numel() not in (1,) and value.numel() < len(x):
+                raise status.VendorError(tiling, "%s tiling: %s holds %d values for %d tensors."
+                                         % (self.name, name, value.numel(), len(x)))
 
     def check_tiling(self, x, out):
         tiling = status.ACLNN["ACLNN_ERR_INNER_TILING_ERROR"]
@@ -255,7 +329,7 @@ class Generated(Foreach):
                 raise status.VendorError(tiling, "%s tiling: tensor %d has more than 8 dimensions." % (self.name, k))
             if k >= len(out):
                 raise status.VendorError(tiling, "The output %d desc is null." % k)
-            if out[k].shape != source.shape and out[k].numel() < source.numel():
+            if out[k].shape != source.shape and out[k].numel() < (1 if self.reduces else source.numel()):
                 raise status.VendorError(tiling, "The shape size of %dth tensor in tensor list y should be greater "
                                          "than or equal to that of the tensor in the same position of the another "
                                          "tensor list x (%d and %d)." % (k, source.numel(), out[k].numel()))
@@ -274,26 +348,36 @@ class Generated(Foreach):
 
 
 class Form:
-    """One Foreach form: elementwise row `row` (its name) checked by `template` (a class above) with
-    `dtypes` (a callable, per product), spelled `spelling` (default the template's), with the template's
-    flags in `fields`."""
+    """One Foreach form: elementwise row `row` (its name; a kernel for the few forms no row computes, with their
+    `spelling`) checked by `template` (a class above) with `dtypes` (a callable, per product), spelled
+    `spelling` (default the template's), with the template's flags in `fields` (lines, constants, scalar_as…)."""
 
     def __init__(self, row, template, dtypes, spelling=None, **fields):
         self.row, self.template, self.dtypes, self.fields = row, template, dtypes, fields
         self.spelling = spelling or template.spelling % row
 
 
+_KIND = {"aclTensorList": "L", "aclScalar": "S", "aclScalarList": "SL", "aclTensor": "T"}
+
+
 def generate(module, forms):
-    """Registers each form as an operator defined in `module`, with the header's parameters: its tensor lists
-    in order (the last is the output) and its aclScalar, if any."""
+    """Registers each form as an operator defined in `module`, with the header's parameters in order: its tensor
+    lists (the last is the output, unless the form is in place: then the first list is written), its aclScalar,
+    aclScalarList or tensor of scalars."""
     for spec in forms:
         name = "aclnn" + spec.spelling
         operator = declared.operator(name)
         if operator is None:
             raise LookupError("the vendor declares no %s" % name)
-        lists = [p for p, kind in operator.parameters if kind == "aclTensorList"]
-        scalars = [p for p, kind in operator.parameters if kind == "aclScalar"]
-        body = dict(__module__=module, name=name, lists=tuple(lists[:-1]), target=lists[-1],
-                    scalar=scalars[0] if scalars else None, inputs=tuple(lists[:-1]), outputs=(lists[-1],),
-                    kernel=staticmethod(ROWS[spec.row].kernel), dtypes=staticmethod(spec.dtypes), **spec.fields)
+        kinds = [(p, _KIND[kind]) for p, kind in operator.parameters if kind in _KIND]
+        lists = [p for p, kind in kinds if kind == "L"]
+        inplace = spec.spelling.endswith("Inplace")
+        target = lists[0] if inplace else lists[-1]
+        operands = tuple((p, kind) for p, kind in kinds if inplace or p != target)
+        scalars = [p for p, kind in operands if kind != "L"]
+        body = dict(__module__=module, name=name, lists=tuple(p for p, kind in operands if kind == "L"),
+                    target=target, inplace=inplace, operands=operands, scalar=scalars[0] if scalars else None,
+                    inputs=tuple(p for p, kind in operands if kind in ("L", "T")), outputs=(target,),
+                    kernel=staticmethod(ROWS[spec.row].kernel if isinstance(spec.row, str) else spec.row),
+                    dtypes=staticmethod(spec.dtypes), **spec.fields)
         type(spec.spelling, (spec.template,), body)

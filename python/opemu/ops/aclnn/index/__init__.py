@@ -1,9 +1,11 @@
 """hicann/ops-nn index/: gathers, scatters, embeddings, index_put, top-k and sorts."""
 
 OPERATORS = {
+    "aclnnApplyTopKTopP": "top_k_top_p",
     "aclnnBucketize": "flip_bucketize_inverse",
     "aclnnEmbedding": "embedding",
     "aclnnEmbeddingDenseBackward": "embedding_dense_backward",
+    "aclnnExpandIntoJaggedPermute": "jagged_permute",
     "aclnnFlip": "flip_bucketize_inverse",
     "aclnnGather": "gather",
     "aclnnGatherNd": "gather",
@@ -28,6 +30,10 @@ OPERATORS = {
     "aclnnInplaceScatterValue": "scatter_elements",
     "aclnnInverse": "flip_bucketize_inverse",
     "aclnnKthvalue": "median_kthvalue",
+    "aclnnMaxUnpool2d": "max_unpool",
+    "aclnnMaxUnpool2dBackward": "max_unpool",
+    "aclnnMaxUnpool3d": "max_unpool",
+    "aclnnMaxUnpool3dBackward": "max_unpool",
     "aclnnMedian": "median_kthvalue",
     "aclnnMedianDim": "median_kthvalue",
     "aclnnNanMedian": "median_kthvalue",
@@ -42,6 +48,10 @@ OPERATORS = {
     "aclnnRepeatInterleaveWithDim": "repeat_interleave",
     "aclnnScatter": "scatter_elements",
     "aclnnScatterAdd": "scatter_elements",
+    "aclnnScatterDiv": "tf_scatter_reduce",
+    "aclnnScatterMax": "tf_scatter_reduce",
+    "aclnnScatterMin": "tf_scatter_reduce",
+    "aclnnScatterMul": "tf_scatter_reduce",
     "aclnnScatterNd": "scatter_update",
     "aclnnScatterNdUpdate": "scatter_update",
     "aclnnScatterReduce": "scatter_elements",

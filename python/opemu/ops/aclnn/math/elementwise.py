@@ -1,6 +1,7 @@
-"""Elementwise arithmetic and math functions (ops-math math/add, sub, mul, div, maximum, minimum, pow,
-exp, log, sqrt, rsqrt, sin, cos, tanh, abs, neg): one row each (opemu.ops.aclnn.common.elementwise
-says how a row becomes operators).
+"""Elementwise arithmetic and math functions (ops-math math/add (Add, AddV3), sub (Sub, Rsub), mul, div,
+maximum, minimum, pow (with PowScalarTensor), exp, log, sqrt, rsqrt, sin, cos, tanh, abs, neg): one row each
+(opemu.ops.aclnn.common.elementwise says how a row becomes operators). AddV3 adds a scalar self to
+alpha·other and writes other in place in its Inplace form; Rsub is other - alpha·self.
 
 Dtype lists are the op_api sources' (hicann/ops-math@c4193324): the base list on every product, BF16
 (and a few more) added on Atlas A2/A3 and the 950 line. Integral inputs of the transcendental
@@ -12,7 +13,8 @@ rounded once, inside the tests' tolerance of one extra rounding."""
 import numpy as np
 
 from opemu.ops.aclnn.common.elementwise import Row, generate
-from opemu.ops.aclnn.common.promotion import HALF_FLOAT, MATH_IN, MATH_OUT, per_product
+from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.common.promotion import HALF_FLOAT, MATH_IN, MATH_OUT, codes, per_product
 
 ARITHMETIC = per_product("FLOAT INT32 INT64 FLOAT16 INT16 INT8 UINT8 DOUBLE BOOL COMPLEX64 COMPLEX128", "BF16")
 MINMAX = per_product("FLOAT FLOAT16 INT32 INT64 INT8 UINT8 INT16 DOUBLE BOOL", "BF16")
@@ -20,6 +22,8 @@ POW = per_product("FLOAT FLOAT16 DOUBLE INT8 INT16 INT32 INT64 UINT8 COMPLEX64 C
 EXP_IN = per_product("FLOAT FLOAT16 DOUBLE COMPLEX64 COMPLEX128 BOOL INT64", "BF16")
 TANH_IN = per_product("FLOAT FLOAT16 BOOL UINT8 INT8 INT16 INT32 INT64", "BF16")
 ABS = per_product("DOUBLE FLOAT FLOAT16 INT64 INT32 INT16 INT8 UINT8 BOOL", "BF16 COMPLEX64")
+RSUB = per_product("FLOAT FLOAT16 INT64 INT32 INT8 UINT8 INT16 DOUBLE COMPLEX64 COMPLEX128", "BF16")
+ADD_V3 = lambda: codes("FLOAT INT32 FLOAT16 BF16 INT8")
 NEG = per_product("FLOAT FLOAT16 INT32 INT64 INT8 DOUBLE COMPLEX64 COMPLEX128", "BF16")
 
 
@@ -33,6 +37,21 @@ def _with_alpha(ufunc):
 _add, _sub = _with_alpha(np.add), _with_alpha(np.subtract)
 
 
+def _rsub(x, y, alpha, out=None):
+    """Rsub: other - alpha * self."""
+    return np.subtract(y, x if alpha == 1 else np.multiply(x, alpha), out=out)
+
+
+def _add_v3_dtype(a, promoted):
+    """aclnn_add_v3.cpp's PromoteTypeScalar: a floating tensor computes in FLOAT whatever its width; a
+    DOUBLE scalar into a FLOAT out computes in FLOAT."""
+    if P.category(a.other.dtype) == 2:
+        return P.FLOAT
+    if a.self.dtype == P.DOUBLE and a.out.dtype == P.FLOAT:
+        return P.FLOAT
+    return promoted
+
+
 def _rsqrt(x, out=None):
     return np.divide(1, np.sqrt(x), out=out)
 
@@ -44,11 +63,13 @@ def _pow(x, y, out=None):
 ROWS = (
     Row("Add", _add, ARITHMETIC, forms="Add Adds", alpha="alpha"),
     Row("Sub", _sub, ARITHMETIC, forms="Sub Subs", alpha="alpha"),
+    Row("Rsub", _rsub, RSUB, forms="Rsub Rsubs", alpha="alpha"),
+    Row("AddV3", _add, ADD_V3, alpha="alpha", result=_add_v3_dtype),
     Row("Mul", np.multiply, ARITHMETIC, forms="Mul Muls"),
     Row("Div", np.true_divide, ARITHMETIC, forms="Div Divs", result="float"),
     Row("Maximum", np.maximum, MINMAX),
     Row("Minimum", np.minimum, MINMAX),
-    Row("Pow", _pow, POW, forms="PowTensorTensor PowTensorScalar"),
+    Row("Pow", _pow, POW, forms="PowTensorTensor PowTensorScalar PowScalarTensor"),
     Row("Exp", np.exp, EXP_IN, result="float"),
     Row("Log", np.log, MATH_IN, out=MATH_OUT, result="float"),
     Row("Sqrt", np.sqrt, MATH_IN, out=MATH_OUT, result="float"),
