@@ -83,7 +83,7 @@ def lstm_step():
         check(lib().mcdnnRNNBackwardData_v8(h, rnn, seq, y_desc, y, dy, x_desc, dx, h_desc, None, None, None, h_desc,
                                             None, None, None, space, weights, work, ws, reserve, rs),
               "mcdnnRNNBackwardData_v8")
-        check(lib().mcdnnRNNBackwardWeights_v8(h, rnn, 0, seq, x_desc, x, h_desc, None, y_desc, y, space, grads, work,
+        check(lib().mcdnnRNNBackwardWeights_v8(h, rnn, 1, seq, x_desc, x, h_desc, None, y_desc, y, space, grads, work,
                                                ws, reserve, rs), "mcdnnRNNBackwardWeights_v8")
         sync()
 

@@ -189,8 +189,6 @@ def run_aclnn(case):
                 args.append(c_void_p(handle))
             elif "aclScalar" in ctype or "aclIntArray" in ctype:
                 args.append(c_void_p(_meta_object(ctype, arg, handles_of_kind)))
-            elif ctype.replace("const ", "").startswith("char"):   # an attribute by its text (approximate, reduction…), or null
-                args.append(ctypes.c_char_p(None if arg is None else str(arg).encode()))
             elif ctype.startswith("double"):
                 args.append(c_double(arg))
             elif ctype.startswith("float"):

@@ -1,6 +1,9 @@
 """Vendor-style logs: plog files under ASCEND_PROCESS_LOG_PATH (default ~/ascend/log) at the level
 ASCEND_GLOBAL_LOG_LEVEL sets, and mcDNN's API log (MCDNN_LOGLEVEL_DBG, MCDNN_LOGERR_DBG / MCDNN_LOGINFO_DBG, cuDNN 8's
-variables renamed) to MCDNN_LOGDEST_DBG or to the program's mcdnnSetCallback function."""
+variables renamed) to MCDNN_LOGDEST_DBG or to the program's mcdnnSetCallback function, and mcBLASLt's logger
+(MCBLASLT_LOG_LEVEL / _MASK / _FILE, the mcblasLtLogger* functions)."""
+import re
+
 import pytest
 
 from conftest import compile_source, opemu_only, run_program
@@ -155,3 +158,64 @@ def test_mcdnn_set_callback_without_a_function_logs_to_the_destination(callback_
 def test_mcdnn_log_level_from_the_environment_is_the_initial_mask(callback_program, env, mask):
     result = run_program(callback_program, "0", env={**env, "MCDNN_LOGDEST_DBG": "stderr"})
     assert result.stdout.splitlines()[0] == "initial mask=%d" % mask
+
+
+LT_LOGGER_PROGRAM = r"""#include <mcblas/mcblasLt.h>
+#include <cstdio>
+#include <cstdlib>
+
+static void report(int level, const char *function, const char *message)
+{
+    std::printf("callback %d %s %s\n", level, function, message);
+    mcblasLtHandle_t inner;  /* what the callback calls is not logged */
+    mcblasLtCreate(&inner);
+    mcblasLtDestroy(inner);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2)
+        mcblasLtLoggerSetCallback(report);
+    if (argc > 1)
+        mcblasLtLoggerSetMask(std::atoi(argv[1]));
+    if (argc > 3)
+        mcblasLtLoggerForceDisable();
+    mcblasLtHandle_t handle;
+    mcblasLtCreate(&handle);
+    mcblasLtMatrixLayoutCreate(nullptr, MACA_R_32F, 3, 4, 3);
+    mcblasLtDestroy(handle);
+    return 0;
+}
+"""
+LT_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[mcblasLt\]\[\d+\]\[(\w+)\]\[(\w+)\] (.*)$")
+
+
+@pytest.fixture(scope="module")
+def lt_logger_program(build_dir):
+    return compile_source(build_dir, "ltlogger", LT_LOGGER_PROGRAM, ["mcblasLt", "mcblas"], library_dir="lib")
+
+
+def lt_lines(text):
+    return [LT_LINE.match(line).groups() for line in text.splitlines() if LT_LINE.match(line)]
+
+
+def test_mcblaslt_logger_error_level_logs_failures_with_their_reason(lt_logger_program):
+    result = run_program(lt_logger_program, env={"MCBLASLT_LOG_LEVEL": "1"})
+    assert lt_lines(result.stdout) == [("Error", "mcblasLtMatrixLayoutCreate",
+                                        "mcblasLtMatrixLayoutCreate: matLayout is null")]
+
+
+def test_mcblaslt_logger_api_trace_mask_logs_every_call_to_the_callback_and_file(lt_logger_program, tmp_path):
+    log = tmp_path / "lt.log"
+    result = run_program(lt_logger_program, "16", "callback", env={"MCBLASLT_LOG_FILE": str(log)})
+    called = [line.split()[2] for line in result.stdout.splitlines() if line.startswith("callback 5 ")]
+    assert called == ["mcblasLtCreate", "mcblasLtMatrixLayoutCreate", "mcblasLtDestroy"]
+    assert [(level, function) for level, function, _ in lt_lines(log.read_text())] == [
+        ("Api", "mcblasLtCreate"), ("Api", "mcblasLtMatrixLayoutCreate"), ("Api", "mcblasLtDestroy")]
+    assert '"rows": 3' in log.read_text()
+
+
+def test_mcblaslt_logger_is_silent_without_a_mask_and_after_force_disable(lt_logger_program):
+    assert lt_lines(run_program(lt_logger_program).stdout) == []
+    result = run_program(lt_logger_program, "31", "callback", "off")
+    assert lt_lines(result.stdout) == [] and "callback" not in result.stdout

@@ -177,6 +177,16 @@ def test_div_mod_mode_outside_the_three():
     assert "mode should be between 0 and 2, but current is 3" in recent_error()
 
 
+def test_inplace_div_mod_refuses_complex_with_rounding():
+    dc = DeviceTensor(np.ones(3, np.complex64))
+    assert call("aclnnInplaceDivMod", dc, dc, ctypes.c_int(1))[0] == PARAM_INVALID
+    assert "promoteType do not support DT_COMPLEX128 or DT_COMPLEX64." in recent_error()
+    dx = DeviceTensor(np.array([7.0, -7.0, 5.0], np.float32))
+    assert call("aclnnInplaceDivMod", dx, DeviceTensor(np.full(3, 2.0, np.float32)), ctypes.c_int(1)) == (0, 0, 0), \
+        recent_error()
+    np.testing.assert_array_equal(result(dx), [3.0, -3.0, 2.0])
+
+
 def test_complex_polar_real_angle():
     re, im = np.array([1.0, -2.0], np.float32), np.array([0.5, 3.0], np.float32)
     dr, di, dc = DeviceTensor(re), DeviceTensor(im), DeviceTensor(np.zeros(2, np.complex64))

@@ -208,21 +208,36 @@ def test_batch_norm_like_torch_with_running_statistics(training):
     close(result(drv), trv, F)
 
 
-def test_batch_norm_backward_like_torch_autograd():
+@pytest.mark.parametrize("dtype", [F, np.float16], ids=["float32 (mcDNN's kernel)", "float16"])
+def test_batch_norm_backward_like_torch_autograd(dtype):
+    rng = np.random.default_rng(12)
+    x, w, dy = random((4, 3, 2, 5), dtype, rng), random((3,), dtype, rng), random((4, 3, 2, 5), dtype, rng)
+    xt, wt = to_torch(x).float().requires_grad_(), to_torch(w).float().requires_grad_()
+    bt = torch.zeros(3, requires_grad=True)
+    torch.nn.functional.batch_norm(xt, None, None, wt, bt, True, 0.1, 1e-5).backward(to_torch(dy).float())
+    mean = to_torch(x).float().mean((0, 2, 3)).numpy()
+    invstd = torch.rsqrt(to_torch(x).float().var((0, 2, 3), unbiased=False) + 1e-5).numpy()
+    dx, dw, db = zeros(x.shape, dtype), zeros((3,), dtype), zeros((3,), dtype)
+    assert call("aclnnBatchNormBackward", DeviceTensor(dy), DeviceTensor(x), DeviceTensor(w), None, None,
+                DeviceTensor(mean.astype(dtype)), DeviceTensor(invstd.astype(dtype)), ctypes.c_bool(True),
+                ctypes.c_double(1e-5), _bools([True, True, True]), dx, dw, db) == (0, 0, 0), recent_error()
+    close(result(dx), xt.grad, dtype)
+    close(result(dw), wt.grad, dtype)
+    close(result(db), bt.grad, dtype)
+
+
+def test_batch_norm_backward_writes_only_the_masked_gradients():
     rng = np.random.default_rng(12)
     x, w, dy = random((4, 3, 5), F, rng), random((3,), F, rng), random((4, 3, 5), F, rng)
-    xt, wt = to_torch(x).requires_grad_(), to_torch(w).requires_grad_()
-    bt = torch.zeros(3, requires_grad=True)
-    torch.nn.functional.batch_norm(xt, None, None, wt, bt, True, 0.1, 1e-5).backward(to_torch(dy))
-    mean = to_torch(x).mean((0, 2)).numpy()
-    invstd = torch.rsqrt(to_torch(x).var((0, 2), unbiased=False) + 1e-5).numpy()
-    dx, dw, db = zeros(x.shape), zeros((3,)), zeros((3,))
+    mean, invstd = x.mean((0, 2)), 1 / np.sqrt(x.var((0, 2)) + 1e-5)
+    dx, dw, db = DeviceTensor(np.full(x.shape, 7, F)), zeros((3,)), zeros((3,))
     assert call("aclnnBatchNormBackward", DeviceTensor(dy), DeviceTensor(x), DeviceTensor(w), None, None,
-                DeviceTensor(mean), DeviceTensor(invstd), ctypes.c_bool(True), ctypes.c_double(1e-5),
-                _bools([True, True, True]), dx, dw, db) == (0, 0, 0), recent_error()
-    close(result(dx), xt.grad, F)
-    close(result(dw), wt.grad, F)
-    close(result(db), bt.grad, F)
+                DeviceTensor(mean.astype(F)), DeviceTensor(invstd.astype(F)), ctypes.c_bool(True),
+                ctypes.c_double(1e-5), _bools([False, True, True]), dx, dw, db) == (0, 0, 0), recent_error()
+    assert (result(dx) == 7).all()
+    xhat = (x - mean[None, :, None]) * invstd[None, :, None]
+    close(result(dw), (dy * xhat).sum((0, 2)), F)
+    close(result(db), dy.sum((0, 2)), F)
 
 
 def test_instance_norm_like_torch():

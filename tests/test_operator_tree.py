@@ -25,6 +25,14 @@ def test_each_aclnn_operator_lives_in_the_vendor_folder_that_keeps_it():
     assert misplaced == {}
 
 
+def test_an_operator_left_not_supported_is_declared_unimplemented_and_says_why():
+    """NOT_EMULATED lists operators with no CPU meaning; docs/SUPPORT.md shows their reasons."""
+    reasons = implemented.aclnn_not_emulated()
+    assert not set(reasons) & implemented.aclnn_operators()
+    assert set(reasons) <= set(declared.operators())
+    assert all(len(why) > 20 for why in reasons.values())
+
+
 def test_every_vendor_folder_has_its_room():
     folders = {operator.folder for operator in declared.operators().values()}
     assert folders == set(implemented.aclnn_folders())

@@ -3,6 +3,7 @@ FRACTAL_NZ weights, and the batched/affine cube forms, through the C ABI against
 here and PyTorch CPU."""
 import ctypes
 
+import ml_dtypes
 import numpy as np
 import pytest
 import torch
@@ -194,3 +195,57 @@ def test_baddbmm_batch_dims_must_agree():
     x = DeviceTensor(np.zeros((3, 4, 5), F))
     assert call("aclnnBaddbmm", DeviceTensor(np.zeros((4, 2), F)), x, DeviceTensor(np.zeros((2, 5, 2), F)),
                 scalar(1.0, F), scalar(1.0, F), DeviceTensor(np.zeros((3, 4, 2), F)), KEEP)[0] == PARAM_INVALID
+
+
+# aclnnTransSparse4to2Para's table: a group of four's zero/non-zero pattern (first element the high bit) ->
+# (the two positions kept, their index nibble)
+SPARSE_4TO2 = {0b0000: (0, 0, 0b0000), 0b0001: (0, 3, 0b1000), 0b0010: (2, 3, 0b0010), 0b0011: (2, 3, 0b1010),
+               0b0100: (1, 2, 0b0001), 0b0101: (1, 3, 0b1001), 0b0110: (1, 2, 0b0101), 0b1000: (0, 1, 0b0000),
+               0b1001: (0, 3, 0b1000), 0b1010: (0, 2, 0b0100), 0b1100: (0, 1, 0b0000)}
+
+
+def sparse_4to2(weight):
+    """(kept values [K1, N1, 16, 32], index bytes [K1, N1, 16, 8]) of an int8 weight [n, k], k a multiple of 8."""
+    n, k = weight.shape
+    k1, n1 = -(-(k // 2) // 32), -(-n // 16)
+    kept, index = np.zeros((k1, n1 * 16, 32), np.int8), np.zeros((k1, n1 * 16, 8), np.uint8)
+    padded = np.zeros((n, k1 * 64), np.int8)
+    padded[:, :k] = weight
+    for row in range(n):
+        for block in range(k1 * 8):
+            eight = padded[row, block * 8:(block + 1) * 8]
+            byte = 0
+            for half in range(2):
+                four = eight[4 * half:4 * half + 4]
+                pattern = int("".join("1" if v else "0" for v in four), 2)
+                first, second, nibble = SPARSE_4TO2[pattern]
+                kept[block // 8, row, (block % 8) * 4 + 2 * half:(block % 8) * 4 + 2 * half + 2] = four[[first, second]]
+                byte |= nibble << (4 * half)
+            index[block // 8, row, block % 8] = byte
+    return kept.reshape(k1, n1, 16, 32), index.reshape(k1, n1, 16, 8)
+
+
+def test_sparse_4to2_quant_matmul_expands_the_kept_values_where_the_index_places_them():
+    from acl import _int64s, lib
+    rng = np.random.default_rng(9)
+    m, n, k = 3, 20, 64
+    weight = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    keep = np.zeros((n, k // 4, 4), bool)
+    for row in range(n):
+        for group in range(k // 4):
+            keep[row, group, rng.choice(4, rng.integers(0, 3), replace=False)] = True
+    weight = np.where(keep.reshape(n, k), weight, 0).astype(np.int8)
+    kept, index = sparse_4to2(weight)
+    sparse = DeviceTensor(kept)
+    sparse.handle = lib().aclCreateTensor(_int64s((n, k // 2)), 2, dtypes.acl("INT8"), _int64s((k // 2, 1)), 0, NZ,
+                                          _int64s(kept.shape), 4, sparse.address)
+    idx = DeviceTensor(index)
+    idx.handle = lib().aclCreateTensor(_int64s((n, k // 8)), 2, dtypes.acl("UINT8"), _int64s((k // 8, 1)), 0, 2,
+                                       _int64s(index.shape), 4, idx.address)
+    x = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    x_scale, w_scale = rng.uniform(0.5, 2, m).astype(np.float32), rng.uniform(1e-3, 1e-2, n).astype(np.float32)
+    out = DeviceTensor(np.zeros((m, n), ml_dtypes.bfloat16))
+    assert call("aclnnSparse4to2QuantMatmulWeightNz", DeviceTensor(x), sparse, idx, DeviceTensor(x_scale),
+                DeviceTensor(w_scale), None, out) == (0, 0, 0), recent_error()
+    expected = (x.astype(np.float64) @ weight.T.astype(np.float64)) * w_scale * x_scale[:, None]
+    np.testing.assert_allclose(result(out).astype(np.float64), expected, rtol=1 / 128)

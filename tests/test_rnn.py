@@ -204,3 +204,44 @@ def test_bidirection_lstm_is_refused_off_310p():
                   I64(1), B(False), B(False), B(False), t(np.zeros((1, 1, 1), np.float16)),
                   t(np.zeros((1, 1, 1), np.float16)), t(np.zeros((1, 1, 1), np.float16)))
     assert status[0] == RUNTIME
+
+
+# ---- LstmBackward -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layers,bidirectional", [(1, False), (2, True)])
+def test_lstm_backward_from_the_saved_activations_matches_autograd(layers, bidirectional):
+    torch.manual_seed(5)
+    module = torch.nn.LSTM(3, 4, num_layers=layers, bidirectional=bidirectional)
+    directions = 2 if bidirectional else 1
+    x = torch.randn(5, 2, 3, requires_grad=True)
+    h0 = torch.randn(layers * directions, 2, 4, requires_grad=True)
+    c0 = torch.randn(layers * directions, 2, 4, requires_grad=True)
+    y, (hy, cy) = module(x, (h0, c0))
+    dy, dh, dc = torch.randn_like(y), torch.randn_like(hy), torch.randn_like(cy)
+    torch.autograd.backward([y, hy, cy], [dy, dh, dc])
+    arguments, outs, lists = _lstm_arguments(module, x.detach().numpy(), h0.detach().numpy(), c0.detach().numpy(),
+                                             True, False)
+    assert call("aclnnLSTM", *arguments) == OK, recent_error()
+    params = [t(p.detach().numpy()) for p in module._flat_weights]
+    dparams = [t(np.zeros(tuple(p.shape), np.float32)) for p in module._flat_weights]
+    dx, dh_prev, dc_prev = (t(np.zeros(tuple(s.shape), np.float32)) for s in (x, h0, c0))
+    mask = lib_bool_array([True] * 4)
+    status = call("aclnnLstmBackward", t(x.detach().numpy()), tensor_list([t(h0.detach().numpy()),
+                                                                           t(c0.detach().numpy())]),
+                  tensor_list(params), t(dy.numpy()), t(dh.numpy()), t(dc.numpy()),
+                  *[tensor_list(entries) for entries in lists], NULL, B(True), I64(layers), F64(0), B(True),
+                  B(bidirectional), B(False), mask, dx, dh_prev, dc_prev, tensor_list(dparams))
+    assert status == OK, recent_error()
+    for out, expected in ((dx, x), (dh_prev, h0), (dc_prev, c0)):
+        np.testing.assert_allclose(got(out), expected.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for out, p in zip(dparams, module._flat_weights):
+        np.testing.assert_allclose(got(out), p.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def lib_bool_array(values):
+    from acl import lib
+    create = lib().aclCreateBoolArray
+    create.restype = ctypes.c_void_p
+    create.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    raw = (ctypes.c_bool * len(values))(*values)
+    return ctypes.c_void_p(create(raw, len(values)))

@@ -74,15 +74,20 @@ int main()
 """
 
 
+def compiled(build_dir, name, text, libraries):
+    """A C++ program of `text`, built against the toolkit's headers and `libraries`."""
+    home = toolkit()
+    source, program = build_dir / (name + ".cpp"), build_dir / name
+    source.write_text(text)
+    subprocess.run(["g++", str(source), "-o", str(program), "-I%s/include" % home, "-I%s/include/mcr" % home,
+                    "-L%s/lib64" % home] + ["-l" + library for library in libraries], check=True)
+    return program
+
+
 @pytest.fixture(scope="module")
 def named_calls(build_dir):
-    home = toolkit()
-    source, program = build_dir / "named_calls.cpp", build_dir / "named_calls"
-    source.write_text(NAMED_CALLS)
-    subprocess.run(["g++", str(source), "-o", str(program), "-I%s/include" % home, "-I%s/include/mcr" % home,
-                    "-L%s/lib64" % home, "-lopapi_nn", "-lascendcl", "-lnnopbase", "-lmcdnn", "-lmcblas", "-lmcruntime"],
-                   check=True)
-    return program
+    return compiled(build_dir, "named_calls", NAMED_CALLS,
+                    ["opapi_nn", "ascendcl", "nnopbase", "mcdnn", "mcblas", "mcruntime"])
 
 
 def test_trace_names_statuses_of_every_family_and_enum_arguments(named_calls, tmp_path):
@@ -128,12 +133,7 @@ int main()
 
 @pytest.fixture(scope="module")
 def values_and_outputs(build_dir):
-    home = toolkit()
-    source, program = build_dir / "values_and_outputs.cpp", build_dir / "values_and_outputs"
-    source.write_text(VALUES_AND_OUTPUTS)
-    subprocess.run(["g++", str(source), "-o", str(program), "-I%s/include" % home, "-L%s/lib64" % home,
-                    "-lascendcl", "-lacl_op_compiler"], check=True)
-    return program
+    return compiled(build_dir, "values_and_outputs", VALUES_AND_OUTPUTS, ["ascendcl", "acl_op_compiler"])
 
 
 def test_a_call_that_returns_a_value_is_no_failure(values_and_outputs, tmp_path):

@@ -1,5 +1,5 @@
-/* mcBLASLt settings objects: matrix transform descriptors, heuristic preferences, the logger settings and the
- * heuristics cache capacity (rules as lt_objects.c says). */
+/* mcBLASLt settings objects: matrix transform descriptors, heuristic preferences and the heuristics cache
+ * capacity (rules as lt_objects.c says; the logger is lt_log.c). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,93 +180,27 @@ OPEMU_EXPORT mcblasStatus_t mcblasLtMatmulPreferenceGetAttribute(mcblasLtMatmulP
                         sizeInBytes, sizeWritten);
 }
 
-/* ---- logging and the heuristics cache ----
- * opemu writes no cuBLASLt log (OPEMU_TRACE records every call instead): the settings are recorded, a log
- * file opened by name is created as the library would create it, the callback is never called. */
+/* ---- the heuristics cache: opemu's one algorithm needs none, its capacity is kept and answered ---- */
 
 static struct {
     pthread_mutex_t lock;
-    mcblasLtLoggerCallback_t callback;
-    FILE *file;
-    FILE *opened; /* the file mcblasLtLoggerOpenFile opened, closed when replaced */
-    int level;
-    int mask;
-    int disabled;
     size_t cache_capacity;
-} logger = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL, 0, 0, 0, 8192};
-
-OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetCallback(mcblasLtLoggerCallback_t callback)
-{
-    pthread_mutex_lock(&logger.lock);
-    logger.callback = callback;
-    pthread_mutex_unlock(&logger.lock);
-    return MCBLAS_STATUS_SUCCESS;
-}
-
-OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetFile(FILE *file)
-{
-    pthread_mutex_lock(&logger.lock);
-    logger.file = file;
-    pthread_mutex_unlock(&logger.lock);
-    return MCBLAS_STATUS_SUCCESS;
-}
-
-OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerOpenFile(const char *logFile)
-{
-    if (logFile == NULL)
-        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtLoggerOpenFile: logFile is null");
-    FILE *f = fopen(logFile, "a");
-    if (f == NULL)
-        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtLoggerOpenFile: cannot open %s", logFile);
-    pthread_mutex_lock(&logger.lock);
-    if (logger.opened != NULL)
-        fclose(logger.opened);
-    logger.opened = logger.file = f;
-    pthread_mutex_unlock(&logger.lock);
-    return MCBLAS_STATUS_SUCCESS;
-}
-
-OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetLevel(int level)
-{
-    if (level < 0 || level > 5)
-        return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtLoggerSetLevel: level %d is outside 0..5", level);
-    pthread_mutex_lock(&logger.lock);
-    logger.level = level;
-    logger.mask = level ? (1 << level) - 1 : 0;
-    pthread_mutex_unlock(&logger.lock);
-    return MCBLAS_STATUS_SUCCESS;
-}
-
-OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerSetMask(int mask)
-{
-    pthread_mutex_lock(&logger.lock);
-    logger.mask = mask;
-    pthread_mutex_unlock(&logger.lock);
-    return MCBLAS_STATUS_SUCCESS;
-}
-
-OPEMU_EXPORT mcblasStatus_t mcblasLtLoggerForceDisable(void)
-{
-    pthread_mutex_lock(&logger.lock);
-    logger.disabled = 1;
-    pthread_mutex_unlock(&logger.lock);
-    return MCBLAS_STATUS_SUCCESS;
-}
+} heuristics = {PTHREAD_MUTEX_INITIALIZER, 8192};
 
 OPEMU_EXPORT mcblasStatus_t mcblasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
     if (capacity == NULL)
         return lt_fail(MCBLAS_STATUS_INVALID_VALUE, "mcblasLtHeuristicsCacheGetCapacity: capacity is null");
-    pthread_mutex_lock(&logger.lock);
-    *capacity = logger.cache_capacity;
-    pthread_mutex_unlock(&logger.lock);
+    pthread_mutex_lock(&heuristics.lock);
+    *capacity = heuristics.cache_capacity;
+    pthread_mutex_unlock(&heuristics.lock);
     return MCBLAS_STATUS_SUCCESS;
 }
 
 OPEMU_EXPORT mcblasStatus_t mcblasLtHeuristicsCacheSetCapacity(size_t capacity)
 {
-    pthread_mutex_lock(&logger.lock);
-    logger.cache_capacity = capacity;
-    pthread_mutex_unlock(&logger.lock);
+    pthread_mutex_lock(&heuristics.lock);
+    heuristics.cache_capacity = capacity;
+    pthread_mutex_unlock(&heuristics.lock);
     return MCBLAS_STATUS_SUCCESS;
 }

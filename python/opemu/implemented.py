@@ -30,8 +30,8 @@ ACLNN_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops", "ac
 ACLNN_PACKAGE = "opemu.ops.aclnn"
 
 
-def aclnn_folders():
-    """{vendor folder: {operator: module}} as each folder's __init__.py lists them."""
+def _folder_literals(name):
+    """{vendor folder: the literal `name` = {...} of its __init__.py}, for the folders that assign it."""
     folders = {}
     for folder in sorted(os.listdir(ACLNN_ROOT)):
         path = os.path.join(ACLNN_ROOT, folder, "__init__.py")
@@ -40,9 +40,20 @@ def aclnn_folders():
         with open(path) as f:
             tree = ast.parse(f.read(), path)
         for node in tree.body:
-            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["OPERATORS"]:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
                 folders[folder] = ast.literal_eval(node.value)
     return folders
+
+
+def aclnn_folders():
+    """{vendor folder: {operator: module}} as each folder's __init__.py lists them."""
+    return _folder_literals("OPERATORS")
+
+
+def aclnn_not_emulated():
+    """{operator: why opemu leaves it not supported}: the NOT_EMULATED lists of the folders, operators with no
+    CPU meaning (docs/SUPPORT.md shows the reasons)."""
+    return {name: why for listed in _folder_literals("NOT_EMULATED").values() for name, why in listed.items()}
 
 
 _modules = None

@@ -4,6 +4,7 @@ import json
 from opemu import implemented, ops, paths
 from opemu.core import dtypes
 from opemu.core.op import OPS
+from opemu.implemented import aclnn_not_emulated
 from opemu.ops.aclnn import declared
 
 def entry_points():
@@ -118,6 +119,10 @@ def render():
               "| repository | folder | declared | implemented |", "| --- | --- | --- | --- |"]
     lines += ["| %s | %s/ | %d | %d |" % row for row in folders]
     lines.append("| all | | %d | %d |" % (sum(row[2] for row in folders), sum(row[3] for row in folders)))
+    reasons = aclnn_not_emulated()
+    if reasons:
+        lines += ["", "Operators left not supported on purpose (each folder's NOT_EMULATED list):", ""]
+        lines += ["* %s: %s" % item for item in sorted(reasons.items())]
     lines += ["", "### Per header", "",
               "| header | libraries | declared | implemented | not supported |", "| --- | --- | --- | --- | --- |"]
     for header, row in sorted(rows.items()):

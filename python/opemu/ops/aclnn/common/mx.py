@@ -3,8 +3,10 @@ MX matmuls: per block of `blocksize` elements along an axis, a power-of-two scal
 divided by it, rounded to FLOAT4_E2M1 / FLOAT4_E1M2 / FLOAT8_E4M3FN / FLOAT8_E5M2.
 
 Scale (the vendor's docs and golden scripts): scaleAlg 0 — shared_exp = floor(log2(max|block|)) - emax of
-the element type (2, 0, 8, 15); scaleAlg 1 (FP8) — S = max / max_norm, its exponent raised by one when S is a
-normal number with a non-zero mantissa (or a subnormal above half); shared_exp clamped below at -127, NaN
+the element type (2, 0, 8, 15); scaleAlg 1 (FP8), and 2 with a dstTypeMax other than 0/6/7 — S = max / max_norm
+(or dstTypeMax), its exponent raised by one when S is a normal number with a non-zero mantissa (or a subnormal
+above half); scaleAlg 2 (FP4_E2M1) with dstTypeMax 0/6/7 — floor's exponent, raised when the bf16 max's
+mantissa passes 0.5 (0.75 for 7); shared_exp clamped below at -127, NaN
 (E8M0 0xFF) above 127; an all-zero block gets 2^-127. Elements: x / 2^shared_exp rounded to the element type's
 mantissa at its own exponent (no lower than the type's smallest normal exponent; "rint" nearest even, "round"
 half away, "floor", "ceil", "trunc"), saturated to ±max_norm, NaN to 0.
@@ -12,6 +14,7 @@ half away, "floor", "ceil", "trunc"), saturated to ±max_norm, NaN to 0.
 Layout of the scales: the block count along the axis is padded to even (with 2^-127) and the scale tensor has
 that axis halved and a trailing axis of 2; when the axis is not the last, pairs of scale rows are interleaved
 (the layout the MX matmuls read)."""
+import ml_dtypes
 import numpy as np
 
 from opemu.ops.aclnn.common import quantize as Q
@@ -44,12 +47,26 @@ def shared_exponent(block_max, target, scale_alg=0, dst_max=0.0):
             mantissa = bits & 0x7FFFFF
             up = ((exponent > 0) & (exponent < 254) & (mantissa > 0)) | ((exponent == 0) & (mantissa > (1 << 22)))
             result = (exponent + up - 127).astype(np.float32)
+        elif scale_alg == 2 and target == Q.FLOAT4_E2M1:
+            result = _dtype_range_exponent(block_max, dst_max)
         else:
             tiny = np.float32(2.0 ** -126)
             result = np.floor(np.log2(block_max + tiny * (block_max == 0))) - np.float32(emax)
     result = np.where(block_max == 0, -np.inf, result)
     result = np.where(result > SCALE_MAX_EXP, np.nan, result)
     return np.where(result < SCALE_MIN_EXP, np.float32(SCALE_MIN_EXP), result).astype(np.float32)
+
+
+def _dtype_range_exponent(block_max, dst_max):
+    """scaleAlg 2 with dstTypeMax 0, 6 or 7 (FLOAT4_E2M1): the block's max as bf16, its exponent, one up when
+    its 7-bit mantissa passes 0x40 (6.0, and 0) or 0x60 (7.0) — the elements then reach past 6 or 7 — less
+    emax 2; a zero or subnormal max gives -127, an infinite or NaN one NaN (the kernel reads the bf16 bits)."""
+    bits = block_max.astype(ml_dtypes.bfloat16).view(np.uint16)
+    exponent = ((bits >> 7) & 0xFF).astype(np.int32)
+    threshold = 0x60 if dst_max == 7.0 else 0x40
+    result = (exponent + ((bits & 0x7F) > threshold) - 2 - 127).astype(np.float32)
+    result = np.where(exponent == 255, np.float32(np.nan), result)
+    return np.where(exponent == 0, np.float32(SCALE_MIN_EXP), result)
 
 
 def round_elements(values, target, mode="rint"):

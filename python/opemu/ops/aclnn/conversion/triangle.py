@@ -64,8 +64,9 @@ class Triu(AclnnOp):
         if x.size == 0:
             return
         rows, cols = x.shape[-2:]
-        keep = np.triu(np.ones((rows, cols), bool), a.diagonal) if self.upper else \
-            np.tril(np.ones((rows, cols), bool), a.diagonal)
+        diagonal = min(max(a.diagonal, -rows), cols)   # the same triangle; an int64 extreme overflows NumPy's
+        keep = np.triu(np.ones((rows, cols), bool), diagonal) if self.upper else \
+            np.tril(np.ones((rows, cols), bool), diagonal)
         P.store(out, np.where(keep, x, x.dtype.type(0)))
 
 

@@ -1,9 +1,11 @@
 """hicann/ops-nn index/: gathers, scatters, embeddings, index_put, top-k and sorts."""
 
 OPERATORS = {
+    "aclnnApplyTopKTopP": "top_k_top_p",
     "aclnnBucketize": "flip_bucketize_inverse",
     "aclnnEmbedding": "embedding",
     "aclnnEmbeddingDenseBackward": "embedding_dense_backward",
+    "aclnnExpandIntoJaggedPermute": "jagged_permute",
     "aclnnFlip": "flip_bucketize_inverse",
     "aclnnGather": "gather",
     "aclnnGatherNd": "gather",

@@ -27,6 +27,7 @@ OPERATORS = {
     "aclnnMv": "matmul_forms",
     "aclnnQuantBatchMatmulInplaceAdd": "quant_matmul_fused",
     "aclnnQuantMatmul": "quant_matmul",
+    "aclnnQuantMatmulActivationQuantWeightNz": "quant_matmul_activation_quant",
     "aclnnQuantMatmulDequant": "quant_matmul_fused",
     "aclnnQuantMatmulReduceSumWeightNz": "quant_matmul_fused",
     "aclnnQuantMatmulV2": "quant_matmul",
@@ -35,6 +36,7 @@ OPERATORS = {
     "aclnnQuantMatmulV5": "quant_matmul",
     "aclnnQuantMatmulWeightNz": "quant_matmul",
     "aclnnRotateQuant": "rotate_quant",
+    "aclnnSparse4to2QuantMatmulWeightNz": "sparse_quant_matmul",
     "aclnnTransposeBatchMatMul": "transpose_batch_matmul",
     "aclnnTransposeBatchMatMulWeightNz": "transpose_batch_matmul",
     "aclnnTransposeQuantBatchMatMul": "transpose_batch_matmul",
@@ -43,4 +45,12 @@ OPERATORS = {
     "aclnnWeightQuantBatchMatmulNz": "weight_quant_batch_matmul",
     "aclnnWeightQuantBatchMatmulV2": "weight_quant_batch_matmul",
     "aclnnWeightQuantBatchMatmulV3": "weight_quant_batch_matmul",
+}
+
+# Declared operators with no CPU meaning: their inputs exist only in a format the vendor does not describe
+NOT_EMULATED = {
+    "aclnnMatmulCompress": "its weight is msModelSlim's losslessly compressed stream (compressIndex), a format "
+                           "only CANN's compression library writes and the 310P's decompression unit reads; "
+                           "it is not published",
+    "aclnnMatmulCompressDequant": "as aclnnMatmulCompress, a weight in that unpublished compressed format",
 }

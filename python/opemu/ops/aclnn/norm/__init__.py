@@ -40,6 +40,7 @@ OPERATORS = {
     "aclnnInplaceRenorm": "renorm",
     "aclnnInstanceNorm": "batch_norm",
     "aclnnLayerNorm": "norms",
+    "aclnnLayerNormBackward": "layer_norm_backward",
     "aclnnLayerNormQuant": "quant_norms",
     "aclnnLayerNormWithImplMode": "layer_norm_family",
     "aclnnLinalgVectorNorm": "renorm",

@@ -64,6 +64,8 @@ class BatchNormBackward(AclnnOp):
     def compute(self, a, v, workspace):
         x, dy = v["input"], v["gradOut"]
         c = x.shape[a.axis]
+        if a.training and a.axis == 1 and a.mask[0] and x.size and self.kernel_path(a, v, x, dy, c):
+            return
         rows, grads = B.channels_first(x, a.axis), B.channels_first(dy, a.axis)
         if a.training:
             mean, invstd = (v[n].astype(np.float32).reshape(-1) for n in ("saveMean", "saveInvstd"))
@@ -83,6 +85,20 @@ class BatchNormBackward(AclnnOp):
             P.store(v["gradWeight"], np.add.reduce(grads * xhat, axis=1, dtype=np.float32))
         if a.mask[2]:
             P.store(v["gradBias"], np.add.reduce(grads, axis=1, dtype=np.float32))
+
+    def kernel_path(self, a, v, x, dy, c):
+        """Training on fp32 channel-major data: mcDNN's batch-norm backward kernel from the saved statistics
+        (norm/channel_kernels; its sums in float64, within fp32 rounding of the fp32 formula above)."""
+        from opemu.ops.aclnn.norm import channel_kernels
+        n = x.shape[0]
+        sums = channel_kernels.batch_backward(x, dy, v["gradInput"], n, c, x.size // (n * c),
+                                              B._vector(v, "weight", c, 1), v["saveMean"], v["saveInvstd"], a.eps)
+        if sums is None:
+            return False
+        for flag, name, values in zip(a.mask[1:], ("gradWeight", "gradBias"), sums):
+            if flag:
+                P.store(v[name], values)
+        return True
 
 
 class FastBatchNormBackward(BatchNormBackward):

@@ -5,6 +5,7 @@ OPERATORS = {
     "aclnnBidirectionLSTMV2": "lstm",
     "aclnnGRU": "gru",
     "aclnnLSTM": "lstm",
+    "aclnnLstmBackward": "lstm_backward",
     "aclnnThnnFusedLstmCell": "lstm_cell",
     "aclnnThnnFusedLstmCellBackward": "lstm_cell",
 }

@@ -30,7 +30,7 @@ class GRU(RecurrentLayers):
     def hx_list(self, a):
         return () if a.hx is None else (a.hx,)
 
-    def check_hx_count(self, a):
+    def check_state_arguments(self, a):
         if a.batchSizes is not None:
             raise status.param_invalid("batchSizes is not supported yet: the packed mode of aclnnGRU is not "
                                        "supported.")

@@ -92,7 +92,7 @@ class RecurrentLayers(AclnnOp):
         if len(a.params) != per_direction * count:
             raise status.param_invalid("The number of tensors required for the params lists should be %d, but %d "
                                        "was obtained." % (per_direction * count, len(a.params)))
-        self.check_hx_count(a)
+        self.check_state_arguments(a)
         if a.train:
             for name in self.lists:
                 if len(getattr(a, name)) != count:
@@ -101,7 +101,7 @@ class RecurrentLayers(AclnnOp):
         self._check_shapes(a, directions, per_direction, count)
         _products.check_supported(self.name, self.LINES)
 
-    def check_hx_count(self, a):
+    def check_state_arguments(self, a):
         if len(self.hx_list(a)) not in (0, 2):
             raise status.param_invalid("The number of tensors required for the hx lists should be 2 or 0, but %d "
                                        "was obtained." % len(self.hx_list(a)))
