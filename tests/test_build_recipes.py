@@ -103,6 +103,26 @@ def test_cann_ops_naive_recipe_finds_headers_and_stub_libraries(tmp_path):
     assert result.returncode == 0 and "result[11] is: 2.200000" in result.stdout, result.stdout + result.stderr
 
 
+def test_a_custom_operator_packages_invocation_project_builds_unchanged(tmp_path):
+    """cann-ops' AclNNInvocationNaive shape: the operator's header by its bare name from the package's
+    include directory, and libcust_opapi.so from its lib directory, as an installed package lays them out."""
+    (tmp_path / "CMakeLists.txt").write_text(NAIVE_CMAKE.replace("ascendcl opapi", "ascendcl cust_opapi"))
+    sample = (ROOT / "samples" / "aclnn" / "embedding.cpp").read_text()
+    assert '#include "aclnnop/aclnn_embedding.h"' in sample
+    (tmp_path / "main.cpp").write_text(sample.replace('#include "aclnnop/aclnn_embedding.h"',
+                                                      '#include "aclnn_embedding.h"'))
+    build = tmp_path / "build"
+    build.mkdir()
+    env = {"DDK_PATH": str(opemu.prefix()), "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    for command in (["cmake", "..", "-DCMAKE_CXX_COMPILER=g++", "-DCMAKE_SKIP_RPATH=TRUE"], ["make"]):
+        result = subprocess.run(command, cwd=build, capture_output=True, text=True, env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+    custom = opemu.prefix() / "opp" / "vendors" / "customize" / "op_api"
+    result = run_program(build / "execute_embedding_op", env={
+        "LD_LIBRARY_PATH": "%s:%s" % (custom / "lib", opemu.prefix() / "lib64")})
+    assert result.returncode == 0 and "result[11] is: 2.200000" in result.stdout, result.stdout + result.stderr
+
+
 def test_the_prefix_has_the_layout_build_files_probe():
     prefix = opemu.prefix()
     for part in ("runtime/include/acl/acl.h", "runtime/include/aclnnop/aclnn_add.h", "atc/include",
