@@ -81,7 +81,7 @@ def test_clamp_like_torch(dtype, bounds):
 def test_clamp_needs_one_bound():
     dx = DeviceTensor(np.zeros(3, np.float32))
     assert call("aclnnClamp", dx, None, None, dx)[0] == PARAM_NULLPTR
-    assert "clipValueMin" in recent_error()
+    assert "clamp: At least one of 'min' or 'max' must not be None." in recent_error()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32], ids=lambda d: np.dtype(d).name)

@@ -56,6 +56,9 @@ struct aclOpExecutor {
 enum { OPEMU_SUMMARY_MAX = 5 + 3 * OPEMU_MAX_DIMS };
 int opemu_tensor_summary(const void *handle, int64_t *out);
 int64_t opemu_tensor_summaries(const void *const *tensors, int64_t n, int64_t *out);
+/* What a phase 1 that converts a tensor in place (aclnnTransMatmulWeight) leaves in the app's aclTensor: its
+ * storage format and storage shape. Returns -1 when `handle` is not a live aclTensor or the shape too long. */
+int opemu_tensor_restyle(void *handle, int32_t format, const int64_t *storage_dims, uint64_t storage_ndim);
 /* The data addresses of a launch's tensors, inputs then outputs, into `out`: what phase 2 keys its views on. */
 void opemu_tensor_addresses(const aclTensor *inputs, uint64_t n_inputs, const aclTensor *outputs, uint64_t n_outputs,
                             uint64_t *out);

@@ -306,6 +306,17 @@ int opemu_tensor_summary(const void *handle, int64_t *out)
     return (int)(p - out);
 }
 
+int opemu_tensor_restyle(void *handle, int32_t format, const int64_t *storage_dims, uint64_t storage_ndim)
+{
+    if (!opemu_handle_is(handle, OPEMU_KIND_TENSOR) || storage_ndim > OPEMU_MAX_DIMS)
+        return -1;
+    aclTensor *t = handle;
+    t->format = format;
+    t->storage_ndim = storage_ndim;
+    memcpy(t->storage_dims, storage_dims, storage_ndim * sizeof *storage_dims);
+    return 0;
+}
+
 /* opemu_tensor_summary of tensors[0..n) one after another, each preceded by its length (0: a NULL tensor);
  * `out` holds n * (OPEMU_SUMMARY_MAX + 1) int64s. One call for all of a phase 1's tensors: the bridge keys
  * its plans on these. Returns the int64s written, or -(k + 1) when tensors[k] is not a live aclTensor. */

@@ -348,6 +348,10 @@ class _Phase1:
                 setters[is_output](executor, slot, pointer)
             for i, j in twins:
                 lib.opemu_executor_set_ref(executor, i, j)
+        if op.restyles:
+            for name, (code, dims) in plan[0].restyle.items():
+                lib.opemu_tensor_restyle(cargs[self.names.index(name)], code, ffi.new("int64_t[]", list(dims) or [0]),
+                                         len(dims))
         plan_id = next(_plan_ids)
         # the app's aclTensors of the outputs whose shape the data decides: their shapes are set after the kernel
         targets = {name: cargs[self.names.index(name)] for name in op.shape_outputs} if op.shape_outputs else None
@@ -355,7 +359,7 @@ class _Phase1:
         executor.plan_id = plan_id
         executor.workspace_size = workspace_out[0] = plan[2]
         executor_out[0] = executor
-        if self.pinned.get(signature) != 0 and not op.shape_outputs:
+        if self.pinned.get(signature) != 0 and not op.shape_outputs and not op.restyles:
             self._pin(signature, plan)
         return 0
 

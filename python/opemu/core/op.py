@@ -29,6 +29,8 @@ class AclnnOp:
     outputs = ()      # tensor parameters written by the kernel
     products = "all"  # which products support it (docs/SUPPORT.md); the check enforces it
     shape_outputs = ()  # outputs whose shape the data decides (Nonzero, Unique): compute returns {name: shape}
+    restyles = False  # check sets a.restyle = {tensor: (format, storage shape)}: phase 1 rewrites the app's
+    #                   aclTensor so (aclnnTransMatmulWeight's ND weight becomes FRACTAL_NZ)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
