@@ -108,7 +108,7 @@ def test_pooling_window_of_2_to_31_costs_what_the_input_does():
 def _pool_huge(mode, window, padding, x, out_hw, dy):
     """mcdnnPoolingForward then Backward (alpha 1, beta 0) of FLOAT x with a 2-D geometry; (y, dx)."""
     import mc
-    from test_mcdnn_ops import make_pooling
+    from mc_ops import make_pooling
     pool = make_pooling(mode, window, padding, (1, 1))
     h = mc.Handle()
     xd, yd = mc.Desc(mc.FLOAT, x.shape), mc.Desc(mc.FLOAT, x.shape[:2] + out_hw)

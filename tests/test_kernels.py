@@ -376,7 +376,8 @@ def test_oracle_tests_pass_with_the_numpy_references():
     """A CI-cheap subset: the torch oracle tests of every op that has a C kernel, references only."""
     tests = conftest.ROOT / "tests"
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               str(tests / "test_mcdnn_ops.py"), str(tests / "test_mcdnn_convolution.py"),
+               str(tests / "test_mcdnn_activation_softmax.py"), str(tests / "test_mcdnn_pooling.py"),
+               str(tests / "test_mcdnn_convolution.py"),
                str(tests / "test_apply_fused_ema_adam.py"), str(tests / "test_fused_cross_entropy.py"),
                # -k selects from every file: the last two modules whole, by name
                "-k", "activation or softmax or pooling or depthwise or test_apply_fused_ema_adam.py or "

@@ -48,25 +48,34 @@ ALSO_DEFERRED = ["stream_callbacks_and_host_functions", "host_function_launches_
                  "memset_2d", "memcpy_peer"]
 
 
+# The probe sources in tests/c/: memory and transfers in one, devices, streams and events in the other.
+PROBES = ("mc_runtime_memory_probe", "mc_runtime_device_probe")
+
+
 @pytest.fixture(scope="session")
 def runtime_probe(build_dir):
-    return maca_compile(ROOT / "tests" / "c" / "mc_runtime_probe.cpp", build_dir / "mc_runtime_probe")
+    """{case: the probe executable that runs it}."""
+    probes = {}
+    for name in PROBES:
+        executable = maca_compile(ROOT / "tests" / "c" / (name + ".cpp"), build_dir / name)
+        probes.update(dict.fromkeys(run_program(executable, "--list").stdout.split(), executable))
+    return probes
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_runtime_call(runtime_probe, case):
-    result = run_program(runtime_probe, case, env=CASES[case])
+    result = run_program(runtime_probe[case], case, env=CASES[case])
     assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("case", ALSO_DEFERRED)
 def test_runtime_call_with_deferred_streams(runtime_probe, case):
-    result = run_program(runtime_probe, case, env=DEFERRED)
+    result = run_program(runtime_probe[case], case, env=DEFERRED)
     assert result.returncode == 0 and "PASS" in result.stdout, result.stdout + result.stderr
 
 
 def test_every_runtime_probe_case_is_run(runtime_probe):
-    assert set(run_program(runtime_probe, "--list").stdout.split()) == set(CASES)
+    assert set(runtime_probe) == set(CASES)
 
 
 def test_cpp_overloads_compile_with_warnings_as_errors_and_run(build_dir):

@@ -1,7 +1,7 @@
-"""mcDNN filter and convolution descriptors and the convolution routines through the C ABI, against
-PyTorch CPU (conv2d/conv3d, their gradients, transposed convolution = backward data): 2-D and 3-D,
-groups (depthwise), dilation, stride, padding, CONVOLUTION vs CROSS_CORRELATION, NHWC, every data type,
-alpha/beta, every emulated algorithm, the algorithm queries and the documented errors."""
+"""mcDNN convolution routines through the C ABI, against PyTorch CPU (conv2d/conv3d, their gradients, transposed
+convolution = backward data): 2-D and 3-D, groups (depthwise), dilation, stride, padding, CONVOLUTION vs
+CROSS_CORRELATION, NHWC, every data type, alpha/beta, every emulated algorithm, the algorithm queries, chunks
+of images and non-finite values."""
 import ctypes
 import warnings
 
@@ -10,118 +10,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mc import (BAD_PARAM, BFLOAT16, DOUBLE, FLOAT, HALF, INT8, NOT_SUPPORTED, NUMPY, Desc, DeviceTensor, Handle,
-                c_int, c_void_p, ints, lib, nhwc_strides, recent_error, scale)
-
-ALLOC_FAILED = 2
-CONVOLUTION, CROSS_CORRELATION = 0, 1
-DEFAULT_MATH, ALLOW_CONVERSION = 0, 2
-NCHW, NHWC = 0, 1
-FWD_IMPLICIT, FWD_PRECOMP, FWD_GEMM, FWD_DIRECT, FWD_FFT = 0, 1, 2, 3, 4
-# rounding of the stored result only: products and sums are fp32 (fp64 for double)
-TOLERANCE = {FLOAT: 1e-5, DOUBLE: 1e-12, HALF: 1e-3, BFLOAT16: 8e-3}
-
-
-class PerfFwd(ctypes.Structure):
-    _fields_ = [("algo", c_int), ("status", c_int), ("time", ctypes.c_float), ("memory", ctypes.c_size_t),
-                ("determinism", c_int), ("mathType", c_int), ("reserved", c_int * 3)]
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
-class Filter:
-    def __init__(self, code, dims, fmt=NCHW):
-        self.code, self.dims, self.format = code, tuple(dims), fmt
-        self.handle = c_void_p()
-        assert lib().mcdnnCreateFilterDescriptor(ctypes.byref(self.handle)) == 0
-        assert lib().mcdnnSetFilterNdDescriptor(self.handle, code, fmt, len(dims), ints(dims)) == 0, recent_error()
-        # the filter's storage as a tensor view: NHWC is K, spatial…, C
-        self.strides = nhwc_strides(dims) if fmt == NHWC else Desc(code, dims).strides
-        self.span = int(np.prod(dims))
-
-    def __del__(self):
-        lib().mcdnnDestroyFilterDescriptor(self.handle)
-
-
-class Conv:
-    def __init__(self, pad, stride, dilation, mode=CROSS_CORRELATION, compute=FLOAT, groups=1, math=DEFAULT_MATH):
-        self.handle = c_void_p()
-        assert lib().mcdnnCreateConvolutionDescriptor(ctypes.byref(self.handle)) == 0
-        assert lib().mcdnnSetConvolutionNdDescriptor(self.handle, len(pad), ints(pad), ints(stride), ints(dilation),
-                                                     mode, compute) == 0, recent_error()
-        assert lib().mcdnnSetConvolutionGroupCount(self.handle, groups) == 0
-        assert lib().mcdnnSetConvolutionMathType(self.handle, math) == 0
-
-    def __del__(self):
-        lib().mcdnnDestroyConvolutionDescriptor(self.handle)
-
-
-def device_filter(f, values):
-    return DeviceTensor(f, values)
-
-
-def out_dims(x_desc, f, conv):
-    dims = ints([0] * len(x_desc.dims))
-    assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f.handle, len(x_desc.dims),
-                                                       dims) == 0, recent_error()
-    return tuple(dims[:len(x_desc.dims)])
-
-
-def rounded(values, code):
-    return np.asarray(values).astype(NUMPY[code]).astype(np.float64)
-
-
-def torch_conv(x, w, pad, stride, dilation, groups, mode):
-    conv = F.conv2d if x.ndim == 4 else F.conv3d
-    if mode == CONVOLUTION:
-        w = np.flip(w, axis=tuple(range(2, w.ndim))).copy()
-    return conv(torch.from_numpy(x), torch.from_numpy(w), stride=stride, padding=pad, dilation=dilation,
-                groups=groups).numpy()
-
-
-def workspace(size):
-    return DeviceTensor(Desc(INT8, (1, 1, max(size, 1))), fill=0) if size else None
-
-
-def ws_size(name, handle, descs, algo):
-    size = ctypes.c_size_t()
-    rc = getattr(lib(), name)(handle, *descs, algo, ctypes.byref(size))
-    return rc, size.value
-
-
-CASES = [  # x dims, k, window, pad, stride, dilation, groups
-    ((2, 4, 9, 8), 6, (3, 3), (1, 1), (1, 1), (1, 1), 1),
-    ((2, 4, 9, 8), 6, (3, 2), (0, 1), (2, 1), (1, 2), 2),
-    ((1, 6, 7, 7), 6, (3, 3), (1, 1), (1, 1), (1, 1), 6),       # depthwise
-    ((2, 4, 11, 10), 8, (3, 3), (2, 2), (2, 3), (2, 2), 4),
-    ((2, 3, 5, 6, 5), 4, (3, 2, 3), (1, 0, 1), (1, 2, 1), (1, 1, 2), 1),   # 3-D
-    ((3, 4, 9, 8), 6, (3, 2), (2, 0), (1, 1), (2, 3), 2),       # unit stride: the grid layout
-    ((2, 3, 5, 6, 5), 4, (3, 2, 3), (1, 0, 1), (1, 1, 1), (1, 2, 1), 1),
-    ((2, 4, 5, 6), 8, (1, 1), (0, 0), (1, 1), (1, 1), 1),
-    ((2, 2, 4, 7), 4, (1, 3), (0, 2), (1, 1), (1, 1), 1),       # one outer window position
-]
-CASE_IDS = ["3x3", "strided-dilated-groups", "depthwise", "all", "3d", "unit-stride-dilated-groups",
-            "3d-unit-stride", "1x1", "1x3"]
-
-
-def make(code, case, mode, fmt=NCHW, seed=0):
-    xdims, k, window, pad, stride, dilation, groups = case
-    rng = np.random.default_rng(seed)
-    wdims = (k, xdims[1] // groups) + window
-    x = rounded(rng.standard_normal(xdims), code)
-    w = rounded(rng.standard_normal(wdims), code)
-    xs = nhwc_strides(xdims) if fmt == NHWC else None
-    x_desc = Desc(code, xdims, xs)
-    f = Filter(code, wdims, fmt)
-    conv = Conv(pad, stride, dilation, mode, DOUBLE if code == DOUBLE else FLOAT, groups)
-    ydims = out_dims(x_desc, f, conv)
-    y_desc = Desc(code, ydims, nhwc_strides(ydims) if fmt == NHWC else None)
-    return x, w, x_desc, f, conv, y_desc
+from mc import (BAD_PARAM, BFLOAT16, DOUBLE, FLOAT, HALF, NOT_SUPPORTED, Desc, DeviceTensor, c_int, c_void_p, lib,
+                recent_error, scale)
+from mc_convolution import (ALLOC_FAILED, ALLOW_CONVERSION, CASES, CASE_IDS, CONVOLUTION, CROSS_CORRELATION,
+                            FWD_DIRECT, FWD_FFT, FWD_GEMM, FWD_IMPLICIT, FWD_PRECOMP, NHWC, TOLERANCE, Conv, Filter,
+                            PerfFwd, handle, make, out_dims, rounded, torch_conv, workspace, ws_size)
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -391,87 +284,6 @@ def test_im2col_rows_are_window_offsets(handle):
         recent_error()
     expected = torch.nn.functional.unfold(torch.from_numpy(x.astype(np.float32)), 3, padding=1).numpy()
     np.testing.assert_allclose(cols.read(), expected)
-
-
-# ---- descriptors and their errors ----
-
-def test_filter_descriptor_round_trip():
-    f = Filter(HALF, (8, 3, 5, 5), NHWC)
-    dtype, fmt, k, c, h, w = (c_int() for _ in range(6))
-    assert lib().mcdnnGetFilter4dDescriptor(f.handle, *(ctypes.byref(v) for v in (dtype, fmt, k, c, h, w))) == 0
-    assert (dtype.value, fmt.value, k.value, c.value, h.value, w.value) == (HALF, NHWC, 8, 3, 5, 5)
-    size = ctypes.c_size_t()
-    assert lib().mcdnnGetFilterSizeInBytes(f.handle, ctypes.byref(size)) == 0 and size.value == 8 * 3 * 25 * 2
-
-
-def test_filter_descriptor_errors():
-    f = c_void_p()
-    assert lib().mcdnnCreateFilterDescriptor(ctypes.byref(f)) == 0
-    assert lib().mcdnnSetFilter4dDescriptor(f, FLOAT, NCHW, 0, 3, 3, 3) == BAD_PARAM
-    assert lib().mcdnnSetFilter4dDescriptor(f, 99, NCHW, 1, 3, 3, 3) == BAD_PARAM
-    assert lib().mcdnnSetFilter4dDescriptor(f, FLOAT, 7, 1, 3, 3, 3) == BAD_PARAM
-    assert lib().mcdnnSetFilterNdDescriptor(f, FLOAT, NCHW, 9, ints([1] * 9)) == NOT_SUPPORTED
-    assert lib().mcdnnDestroyFilterDescriptor(f) == 0
-    assert lib().mcdnnSetFilter4dDescriptor(f, FLOAT, NCHW, 1, 3, 3, 3) == BAD_PARAM   # destroyed
-
-
-def test_convolution_descriptor_round_trip_and_defaults():
-    c = c_void_p()
-    assert lib().mcdnnCreateConvolutionDescriptor(ctypes.byref(c)) == 0
-    groups, math = c_int(), c_int()
-    assert lib().mcdnnGetConvolutionGroupCount(c, ctypes.byref(groups)) == 0 and groups.value == 1
-    assert lib().mcdnnGetConvolutionMathType(c, ctypes.byref(math)) == 0 and math.value == DEFAULT_MATH
-    assert lib().mcdnnSetConvolution2dDescriptor(c, 1, 2, 3, 4, 5, 6, CONVOLUTION, HALF) == 0
-    out = [c_int() for _ in range(8)]
-    assert lib().mcdnnGetConvolution2dDescriptor(c, *(ctypes.byref(v) for v in out)) == 0
-    assert [v.value for v in out] == [1, 2, 3, 4, 5, 6, CONVOLUTION, HALF]
-    lib().mcdnnDestroyConvolutionDescriptor(c)
-
-
-def test_convolution_descriptor_errors():
-    c = c_void_p()
-    assert lib().mcdnnCreateConvolutionDescriptor(ctypes.byref(c)) == 0
-    assert lib().mcdnnSetConvolution2dDescriptor(c, -1, 0, 1, 1, 1, 1, CONVOLUTION, FLOAT) == BAD_PARAM
-    assert lib().mcdnnSetConvolution2dDescriptor(c, 0, 0, 0, 1, 1, 1, CONVOLUTION, FLOAT) == BAD_PARAM
-    assert lib().mcdnnSetConvolution2dDescriptor(c, 0, 0, 1, 1, 1, 0, CONVOLUTION, FLOAT) == BAD_PARAM
-    assert lib().mcdnnSetConvolution2dDescriptor(c, 0, 0, 1, 1, 1, 1, 2, FLOAT) == BAD_PARAM
-    assert lib().mcdnnSetConvolutionNdDescriptor(c, 7, ints([0] * 7), ints([1] * 7), ints([1] * 7), 0,
-                                                 FLOAT) == NOT_SUPPORTED
-    assert lib().mcdnnSetConvolutionGroupCount(c, 0) == BAD_PARAM
-    assert lib().mcdnnSetConvolutionMathType(c, 4) == BAD_PARAM
-    assert lib().mcdnnSetConvolutionReorderType(c, 2) == BAD_PARAM
-    lib().mcdnnDestroyConvolutionDescriptor(c)
-
-
-def test_output_dim_errors():
-    x_desc, f = Desc(FLOAT, (1, 4, 5, 5)), Filter(FLOAT, (2, 3, 3, 3))
-    conv = Conv((0, 0), (1, 1), (1, 1))
-    dims = ints([0] * 4)
-    assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f.handle, 4, dims) == BAD_PARAM
-    f2 = Filter(FLOAT, (2, 4, 7, 7))
-    assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f2.handle, 4, dims) == BAD_PARAM
-    f3 = Filter(FLOAT, (2, 4, 3, 3))
-    n, c, h, w = (c_int() for _ in range(4))
-    assert lib().mcdnnGetConvolution2dForwardOutputDim(conv.handle, x_desc.handle, f3.handle, *(
-        ctypes.byref(v) for v in (n, c, h, w))) == 0
-    assert (n.value, c.value, h.value, w.value) == (1, 2, 3, 3)
-
-
-def test_forward_routine_errors(handle):
-    x, w, x_desc, f, conv, y_desc = make(FLOAT, CASES[0], CROSS_CORRELATION)
-    xd, wd, yd = DeviceTensor(x_desc, x), DeviceTensor(f, w), DeviceTensor(y_desc)
-
-    def run(xdesc=x_desc.handle, fdesc=f.handle, cdesc=conv.handle, ydesc=y_desc.handle, algo=FWD_IMPLICIT):
-        return lib().mcdnnConvolutionForward(handle, scale(1.0, FLOAT), xdesc, xd.address, fdesc, wd.address, cdesc,
-                                             algo, None, ctypes.c_size_t(0), scale(0.0, FLOAT), ydesc, yd.address)
-    assert run(ydesc=Desc(FLOAT, (2, 6, 9, 9)).handle) == BAD_PARAM            # wrong output dims
-    assert run(ydesc=Desc(DOUBLE, y_desc.dims).handle) == BAD_PARAM            # data types differ
-    assert run(fdesc=None) == BAD_PARAM
-    assert run(algo=42) == BAD_PARAM
-    assert run(xdesc=Desc(INT8, x_desc.dims).handle, fdesc=Filter(INT8, f.dims).handle,
-               ydesc=Desc(INT8, y_desc.dims).handle) == NOT_SUPPORTED
-    half_conv = Conv((1, 1), (1, 1), (1, 1), compute=HALF)
-    assert run(cdesc=half_conv.handle) == NOT_SUPPORTED                         # FLOAT data, HALF compute
 
 
 @pytest.mark.parametrize("case", [((5, 4, 9, 8), 6, (3, 2), (0, 1), (2, 1), (1, 2), 2),

@@ -10,10 +10,10 @@ import torch.nn.functional as F
 
 from conftest import opemu_only
 from mc import (DOUBLE, FLOAT, HALF, Desc, DeviceTensor, call, handle, recent_error, scale)
-from test_mcdnn_batchnorm import (BN, OPS_ACTIVATION, OPS_ADD_ACTIVATION, OPS_BN, PER_ACTIVATION, SPATIAL,
-                                  SPATIAL_PERSISTENT, device_bytes, ex_backward, ex_forward, make_activation,
-                                  size_query, torch_reference)
-from test_mcdnn_ops import make_pooling, output_dims
+from mc_batchnorm import (BN, OPS_ACTIVATION, OPS_ADD_ACTIVATION, OPS_BN, PER_ACTIVATION, SPATIAL,
+                          SPATIAL_PERSISTENT, device_bytes, ex_backward, ex_forward, make_activation,
+                          size_query, torch_reference)
+from mc_ops import make_pooling, output_dims
 from mc import c_int
 
 pytestmark = [opemu_only]
