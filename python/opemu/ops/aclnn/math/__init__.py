@@ -295,8 +295,8 @@ OPERATORS = {
 NOT_EMULATED = {
     "aclnnHansEncode": "its compressed byte stream is the kernel's own layout, not documented: an emulation could "
                        "only round-trip with itself, never with data the device wrote",
-    "aclnnHansDecode": "reads aclnnHansEncode's undocumented compressed layout",
+    "aclnnHansDecode": "reads the undocumented compressed byte layout aclnnHansEncode writes",
     "aclnnSilentCheck": "silent-data-corruption detection of the device's own hardware; its alarm thresholds and "
                         "restart actions are only partly documented, and a CPU has no such faults to find",
-    "aclnnSilentCheckV2": "as aclnnSilentCheck",
+    "aclnnSilentCheckV2": "the same device-fault detection as aclnnSilentCheck, with its V2 statistics",
 }
