@@ -47,7 +47,8 @@ def test_a_missing_value_argument_is_a_type_error():
         api.call("aclnnCat", tensors=[x], out=x)
 
 
-def test_a_missing_tensor_is_the_vendors_null_check():
+def test_a_missing_scalar_is_the_vendors_null_check():
     x = np.zeros(3, np.float32)
-    with pytest.raises(api.VendorError, match="got null for argument other"):
+    with pytest.raises(api.VendorError, match="Expected a value of type number for argument other but instead "
+                                              "found type null."):
         api.call("aclnnAdds", self=x, alpha=api.Scalar.of(1), out=x)
