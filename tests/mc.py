@@ -174,6 +174,23 @@ def handle():
     h.destroy()
 
 
+def layout_strides(layout, dims):
+    """Strides of an NCHW, NHWC or padded (rows longer by 3 elements, a spare channel) tensor of `dims`."""
+    if layout == "nchw":
+        return packed_strides(dims)
+    if layout == "nhwc":
+        return nhwc_strides(dims)
+    padded = list(dims)
+    padded[-1] += 3          # rows padded by 3 elements
+    padded[1] += 1           # and a spare channel
+    return packed_strides(padded)
+
+
+def rounded(values, code):
+    """The values as the device holds them (rounded to the type), as float64."""
+    return np.asarray(values).astype(NUMPY[code]).astype(np.float64)
+
+
 def flat_device(values, code):
     """Device memory holding values flat, as a 1 x 1 x count tensor of data type `code`."""
     flat = np.asarray(values).reshape(1, 1, -1)

@@ -8,8 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mc import (BFLOAT16, DOUBLE, FLOAT, HALF, INT8, NUMPY, Desc, DeviceTensor, Handle, c_double, c_int, c_size_t,
-                c_void_p, call, lib, nhwc_strides, packed_strides, recent_error, scale)
+from mc import (BFLOAT16, DOUBLE, FLOAT, HALF, INT8, Desc, DeviceTensor, c_double, c_int, c_size_t, c_void_p, call,
+                layout_strides, lib, recent_error, rounded, scale)
 
 
 PER_ACTIVATION, SPATIAL, SPATIAL_PERSISTENT = 0, 1, 2
@@ -22,28 +22,6 @@ TOLERANCE = {FLOAT: 2e-5, DOUBLE: 1e-12, HALF: 2e-3, BFLOAT16: 1.6e-2}
 DIMS = (3, 4, 5, 6)
 EPS = 1e-5
 INVALID_VALUE = 5
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
-def layout_strides(layout, dims):
-    if layout == "nchw":
-        return packed_strides(dims)
-    if layout == "nhwc":
-        return nhwc_strides(dims)
-    padded = list(dims)
-    padded[-1] += 3
-    padded[1] += 1
-    return packed_strides(padded)
-
-
-def rounded(values, code):
-    return np.asarray(values).astype(NUMPY[code]).astype(np.float64)
 
 
 def close(got, expected, code, atol_scale=1.0):

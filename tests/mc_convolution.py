@@ -3,12 +3,11 @@ descriptors, the PyTorch reference, workspaces and the geometries every routine 
 import ctypes
 
 import numpy as np
-import pytest
 import torch
 import torch.nn.functional as F
 
-from mc import (BFLOAT16, DOUBLE, FLOAT, HALF, INT8, NUMPY, Desc, DeviceTensor, Handle, c_int, c_void_p, ints, lib,
-                nhwc_strides, recent_error)
+from mc import (BFLOAT16, DOUBLE, FLOAT, HALF, INT8, Desc, DeviceTensor, c_int, c_void_p, ints, lib, nhwc_strides,
+                recent_error, rounded)
 
 
 ALLOC_FAILED = 2
@@ -23,13 +22,6 @@ TOLERANCE = {FLOAT: 1e-5, DOUBLE: 1e-12, HALF: 1e-3, BFLOAT16: 8e-3}
 class PerfFwd(ctypes.Structure):
     _fields_ = [("algo", c_int), ("status", c_int), ("time", ctypes.c_float), ("memory", ctypes.c_size_t),
                 ("determinism", c_int), ("mathType", c_int), ("reserved", c_int * 3)]
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
 
 
 class Filter:
@@ -68,10 +60,6 @@ def out_dims(x_desc, f, conv):
     assert lib().mcdnnGetConvolutionNdForwardOutputDim(conv.handle, x_desc.handle, f.handle, len(x_desc.dims),
                                                        dims) == 0, recent_error()
     return tuple(dims[:len(x_desc.dims)])
-
-
-def rounded(values, code):
-    return np.asarray(values).astype(NUMPY[code]).astype(np.float64)
 
 
 def torch_conv(x, w, pad, stride, dilation, groups, mode):

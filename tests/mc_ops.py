@@ -1,41 +1,16 @@
-"""What the mcDNN activation, softmax, pooling, LRN and divisive-normalization tests share: the handle, layouts,
+"""What the mcDNN activation, softmax, pooling, LRN and divisive-normalization tests share: the shape,
 tolerances, the descriptor makers and the float64 references more than one family checks against."""
 import ctypes
 
 import numpy as np
-import pytest
 import torch
 
-from mc import (BFLOAT16, DOUBLE, FLOAT, HALF, NUMPY, Handle, c_void_p, ints, lib, nhwc_strides, packed_strides,
-                recent_error)
+from mc import BFLOAT16, DOUBLE, FLOAT, HALF, c_void_p, ints, lib, recent_error
 
 
 DIMS = (2, 5, 6, 7)
 TYPE_IDS = {FLOAT: "float", DOUBLE: "double", HALF: "half", BFLOAT16: "bf16"}
 TOLERANCE = {FLOAT: 2e-5, DOUBLE: 1e-12, HALF: 2e-3, BFLOAT16: 1.6e-2}
-
-
-@pytest.fixture(scope="module")
-def handle():
-    h = Handle()
-    yield h.handle
-    h.destroy()
-
-
-def layout_strides(layout, dims):
-    if layout == "nchw":
-        return packed_strides(dims)
-    if layout == "nhwc":
-        return nhwc_strides(dims)
-    padded = list(dims)
-    padded[-1] += 3          # rows padded by 3 elements
-    padded[1] += 1           # and a spare channel
-    return packed_strides(padded)
-
-
-def rounded(values, code):
-    """The values as the device holds them (rounded to the type), as float64."""
-    return np.asarray(values).astype(NUMPY[code]).astype(np.float64)
 
 
 def close(got, expected, code, scale_of=1.0, floor=0.0):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from opemu.core import blas
-from opemu.ops.mcdnn import conv_kernel
+from opemu.ops.mcdnn import conv_grid, conv_kernel
 from test_kernels import assert_same_bits, running_at
 
 pytestmark = pytest.mark.skipif(not blas.available(np.float32),
@@ -325,9 +325,9 @@ def test_dy_transposed_onto_the_grid_is_numpys_copy(case, dtype, layout, monkeyp
         dy = np.moveaxis(np.ascontiguousarray(np.moveaxis(dy, 1, -1)), -1, 1)
     shape = (g.groups, dy.shape[0] * g.plane, blas.whole_vectors(g.kg))
     ours, reference = np.full(shape, 7, dtype), np.full(shape, 7, dtype)
-    conv_kernel._place_transposed(dy, ours, g)
-    monkeypatch.setattr(conv_kernel.kernels, "lib", lambda: None)
-    conv_kernel._place_transposed(dy, reference, g)
+    conv_grid.place_transposed(dy, ours, g)
+    monkeypatch.setattr(conv_grid.kernels, "lib", lambda: None)
+    conv_grid.place_transposed(dy, reference, g)
     assert ours.tobytes() == reference.tobytes()
 
 
@@ -383,8 +383,8 @@ def test_one_by_one_filter_gradient_from_the_images_is_its_reference(case, chain
     x = x[::2] if case == "every other image of a batch" else x[:x_shape[0]]
     monkeypatch.setattr(conv_kernel, "CHUNK_BYTES", 1)
     taken = []
-    direct = conv_kernel._pointwise_filter
-    monkeypatch.setattr(conv_kernel, "_pointwise_filter", lambda *a: taken.append(direct(*a)) or taken[-1])
+    direct = conv_kernel.pointwise_filter
+    monkeypatch.setattr(conv_kernel, "pointwise_filter", lambda *a: taken.append(direct(*a)) or taken[-1])
 
     def compute():
         scratch = conv_kernel.Scratch(g, ct, filter_gradient=True)

@@ -7,9 +7,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mc import FLOAT, FLOAT_TYPES, Desc, DeviceTensor, c_int, call, lib, recent_error, scale
-from mc_ops import (DIMS, TYPE_IDS, close, handle, layout_strides, make_activation, rounded, torch_pair,
-                    untouched_outside)
+from mc import (FLOAT, FLOAT_TYPES, Desc, DeviceTensor, c_int, call, handle, layout_strides, lib, recent_error,
+                rounded, scale)
+from mc_ops import DIMS, TYPE_IDS, close, make_activation, torch_pair, untouched_outside
 
 
 ACTIVATIONS = {  # mode: (coef, torch forward on float64)

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from mc import BFLOAT16, DOUBLE, FLOAT, HALF, DeviceTensor, c_double, c_int, call, lib, recent_error
+from mc import BFLOAT16, DOUBLE, FLOAT, HALF, DeviceTensor, c_double, c_int, call, handle, lib, recent_error, rounded
 from mc_batchnorm import (DIMS, EPS, MODE_IDS, PER_ACTIVATION, SPATIAL, SPATIAL_PERSISTENT, TYPE_IDS, bn, close,
-                          handle, rounded, torch_reference)
+                          torch_reference)
 
 
 @pytest.mark.parametrize("layout", ["nchw", "nhwc", "padded"])

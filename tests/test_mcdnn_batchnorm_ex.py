@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from mc import BFLOAT16, DOUBLE, FLOAT, HALF, Desc, DeviceTensor, c_int, lib, nhwc_strides, recent_error
+from mc import BFLOAT16, DOUBLE, FLOAT, HALF, Desc, DeviceTensor, c_int, handle, lib, nhwc_strides, recent_error
 from mc_batchnorm import (DIMS, EPS, NORM_PER_ACTIVATION, NORM_PER_CHANNEL, OPS_ACTIVATION, OPS_ADD_ACTIVATION, OPS_BN,
                           PER_ACTIVATION, SPATIAL, SPATIAL_PERSISTENT, TYPE_IDS, bn, close, derived, device_bytes,
-                          ex_backward, ex_forward, fused_reference, handle, make_activation, norm_backward,
-                          norm_inference, norm_size_query, norm_training, size_query, torch_reference)
+                          ex_backward, ex_forward, fused_reference, make_activation, norm_backward, norm_inference,
+                          norm_size_query, norm_training, size_query, torch_reference)
 
 
 def test_ex_with_the_nulls_pytorch_passes_matches_the_plain_routines(bn):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from mc import (BAD_PARAM, BFLOAT16, DOUBLE, FLOAT, HALF, INT8, NOT_SUPPORTED, Desc, c_double, c_int, c_size_t, call,
-                lib, recent_error)
+                handle, lib, recent_error)
 from mc_batchnorm import (DIMS, EPS, NORM_PER_CHANNEL, OPS_ACTIVATION, OPS_ADD_ACTIVATION, OPS_BN, PER_ACTIVATION,
-                          SPATIAL, TANH, bn, derived, device_bytes, ex_backward, ex_forward, handle, make_activation,
+                          SPATIAL, TANH, bn, derived, device_bytes, ex_backward, ex_forward, make_activation,
                           norm_backward, norm_inference, norm_size_query, norm_training, size_query)
 
 

@@ -10,11 +10,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mc import (BAD_PARAM, BFLOAT16, DOUBLE, FLOAT, HALF, NOT_SUPPORTED, Desc, DeviceTensor, c_int, c_void_p, lib,
-                recent_error, scale)
+from mc import (BAD_PARAM, BFLOAT16, DOUBLE, FLOAT, HALF, NOT_SUPPORTED, Desc, DeviceTensor, c_int, c_void_p, handle,
+                lib, recent_error, rounded, scale)
 from mc_convolution import (ALLOC_FAILED, ALLOW_CONVERSION, CASES, CASE_IDS, CONVOLUTION, CROSS_CORRELATION,
                             FWD_DIRECT, FWD_FFT, FWD_GEMM, FWD_IMPLICIT, FWD_PRECOMP, NHWC, TOLERANCE, Conv, Filter,
-                            PerfFwd, handle, make, out_dims, rounded, torch_conv, workspace, ws_size)
+                            PerfFwd, make, out_dims, torch_conv, workspace, ws_size)
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)

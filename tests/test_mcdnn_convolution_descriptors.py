@@ -2,10 +2,10 @@
 documented errors of the descriptors and of the forward routine."""
 import ctypes
 
-from mc import (BAD_PARAM, DOUBLE, FLOAT, HALF, INT8, NOT_SUPPORTED, Desc, DeviceTensor, c_int, c_void_p, ints, lib,
-                scale)
+from mc import (BAD_PARAM, DOUBLE, FLOAT, HALF, INT8, NOT_SUPPORTED, Desc, DeviceTensor, c_int, c_void_p, handle, ints,
+                lib, scale)
 from mc_convolution import (CASES, CONVOLUTION, CROSS_CORRELATION, DEFAULT_MATH, FWD_IMPLICIT, NCHW, NHWC, Conv,
-                            Filter, handle, make)
+                            Filter, make)
 
 
 def test_filter_descriptor_round_trip():

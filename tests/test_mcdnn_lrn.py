@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch.nn.functional as F
 
-from mc import DOUBLE, FLOAT_TYPES, Desc, DeviceTensor, c_int, call, recent_error, scale
-from mc_ops import (DIMS, TYPE_IDS, close, divnorm_reference, handle, layout_strides, make_lrn, rounded, torch_pair,
-                    untouched_outside)
+from mc import (DOUBLE, FLOAT_TYPES, Desc, DeviceTensor, c_int, call, handle, layout_strides, recent_error, rounded,
+                scale)
+from mc_ops import DIMS, TYPE_IDS, close, divnorm_reference, make_lrn, torch_pair, untouched_outside
 
 
 def lrn_reference(x, n, alpha, beta, k):

@@ -9,9 +9,8 @@ import torch
 import torch.nn.functional as F
 
 from mc import (BAD_PARAM, DOUBLE, FLOAT, FLOAT_TYPES, HALF, INT32, INT8, NOT_SUPPORTED, NUMPY, Desc, DeviceTensor,
-                c_int, c_void_p, call, lib, nhwc_strides, recent_error, scale)
-from mc_ops import (TYPE_IDS, close, divnorm_reference, handle, make_activation, make_lrn, make_pooling, rounded,
-                    untouched_outside)
+                c_int, c_void_p, call, handle, lib, nhwc_strides, recent_error, rounded, scale)
+from mc_ops import TYPE_IDS, close, divnorm_reference, make_activation, make_lrn, make_pooling, untouched_outside
 
 
 def test_every_routine_blends_alpha_and_beta(handle):

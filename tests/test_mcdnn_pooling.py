@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch.nn.functional as F
 
-from mc import BFLOAT16, FLOAT, FLOAT_TYPES, HALF, Desc, DeviceTensor, call, recent_error, scale
-from mc_ops import (DIMS, TYPE_IDS, close, handle, layout_strides, make_pooling, output_dims, rounded, torch_pair,
-                    untouched_outside)
+from mc import (BFLOAT16, FLOAT, FLOAT_TYPES, HALF, Desc, DeviceTensor, call, handle, layout_strides, recent_error,
+                rounded, scale)
+from mc_ops import DIMS, TYPE_IDS, close, make_pooling, output_dims, torch_pair, untouched_outside
 
 
 POOL_REFERENCE = {

@@ -5,7 +5,7 @@ Straight from the images (`direct`, `filter_lanes`). Where each image's spatial 
 an NC(D)HW tensor holds them, the kernels read x or dy where the app keeps it and write the result there:
 no grid is placed, cleared or copied out. Tap t of an output row reads one source row (or padding) at a
 shift along it; `_Rows` says which.
-- The forward and the backward data are the grid's sums (conv_kernel._grid_pass on depthwise_taps, their
+- The forward and the backward data are the grid's sums (conv_grid.grid_pass on depthwise_taps, their
   reference), to the bit: the terms a tap reads from padding are w * 0, which add nothing to a sum that
   starts at +0 (never -0) when w is finite, so they are left out. A non-finite filter keeps the grid's
   forward (inf * 0 terms) and the backward data's columns (conv_kernel.backward_data_scratch).
