@@ -10,11 +10,11 @@ _thnn_fused_lstm_cell, the element-wise rest of an LSTM cell after its two matri
 The gate order is the kernel's (its offsets put f second and g third, PyTorch's order); the docs page lists
 [i, g, f, o], the code wins. fp16 is computed in fp32 and rounded once per output."""
 import numpy as np
-from scipy.special import expit
 
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.rnn.recurrence import expit
 
 DTYPES = P.codes("FLOAT FLOAT16")
 

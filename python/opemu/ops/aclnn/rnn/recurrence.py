@@ -7,7 +7,14 @@ the next step reads them back (the next product takes them from memory in that d
 runs its steps 0…L−1 (reverse: L−1…0); its outputs past L are zero and its final state is the one at its last
 step."""
 import numpy as np
-from scipy.special import expit
+
+
+def expit(x):
+    """The logistic gate, scipy.special.expit, imported at the first call: SciPy's import is more than half of a
+    process's start, which every process that lists the operators would pay."""
+    from scipy.special import expit as logistic
+    return logistic(x)
+
 
 F32 = np.float32
 
