@@ -15,6 +15,25 @@ CATABLE = P.per_product("FLOAT INT32 INT64 FLOAT16 INT16 INT8 UINT8 DOUBLE COMPL
 SPLITTABLE = P.per_product("DOUBLE FLOAT FLOAT16 BF16 INT64 INT32 INT16 INT8 UINT8 BOOL COMPLEX128 COMPLEX64")
 
 
+def list_dtypes(tensors, out, allowed):
+    """The dtype checks Cat and Stack share, in their op_apis' order: each tensor's dtype (named by index),
+    out's, then the dtype promoted over the list (op::PromoteType), castable to out; returns it."""
+    for i, t in enumerate(tensors):
+        if t.dtype not in allowed:
+            raise status.param_invalid("tensor %d not implemented for %s, should be in dtype support list %s."
+                                       % (i, dtypes.serial_name(t.dtype), dtypes.serial_list(allowed)))
+    checks.dtype_in("out", out, allowed)
+    promoted = tensors[0].dtype
+    for i, t in enumerate(tensors[1:], 1):
+        next_type = P.promote(t.dtype, promoted)
+        if next_type is None:
+            raise status.param_invalid("tensor %d dtype %s and dtype %s can not promote dtype."
+                                       % (i, dtypes.serial_name(t.dtype), dtypes.serial_name(promoted)))
+        promoted = next_type
+    checks.result_castable(promoted, out.dtype)
+    return promoted
+
+
 class Cat(AclnnOp):
     name = "aclnnCat"
     inputs = ("tensors",)
@@ -31,20 +50,7 @@ class Cat(AclnnOp):
         checks.not_null(a, "out")
         if not a.tensors:
             raise status.param_invalid("tensors is an empty list: nothing to concatenate.")
-        allowed = CATABLE()
-        for i, t in enumerate(a.tensors):
-            if t.dtype not in allowed:
-                raise status.param_invalid("tensor %d not implemented for %s, should be in dtype support list %s."
-                                           % (i, dtypes.serial_name(t.dtype), dtypes.serial_list(allowed)))
-        checks.dtype_in("out", a.out, allowed)
-        promoted = a.tensors[0].dtype
-        for i, t in enumerate(a.tensors[1:], 1):
-            next_type = P.promote(t.dtype, promoted)
-            if next_type is None:
-                raise status.param_invalid("tensor %d dtype %s and dtype %s can not promote dtype."
-                                           % (i, dtypes.serial_name(t.dtype), dtypes.serial_name(promoted)))
-            promoted = next_type
-        checks.result_castable(promoted, a.out.dtype)
+        list_dtypes(a.tensors, a.out, CATABLE())
         first = a.tensors[0]
         checks.max_dim("(*tensors)[0]", first)
         n = first.ndim

@@ -13,6 +13,7 @@ import numpy as np
 from opemu.core import checks, dtypes, status
 from opemu.core.op import AclnnOp
 from opemu.ops.aclnn.common import promotion as P
+from opemu.ops.aclnn.conversion.cat_split import list_dtypes
 
 STACKABLE = P.per_product("INT8 INT16 INT32 INT64 UINT8 UINT16 UINT32 UINT64 FLOAT16 FLOAT BOOL DOUBLE COMPLEX64 "
                           "COMPLEX128", "BF16")
@@ -36,21 +37,7 @@ class Stack(AclnnOp):
         for item in a.tensors:
             if item is None:
                 raise status.param_nullptr("Expected a proper Tensor but got null for argument (*tensors)[i].")
-        allowed = STACKABLE()
-        for i, t in enumerate(a.tensors):
-            if t.dtype not in allowed:
-                raise status.param_invalid("tensor %d not implemented for %s, should be in dtype support list %s."
-                                           % (i, dtypes.serial_name(t.dtype), dtypes.serial_list(allowed)))
-        checks.dtype_in("out", a.out, allowed)
-        promoted = a.tensors[0].dtype
-        for i, t in enumerate(a.tensors[1:], 1):
-            next_type = P.promote(t.dtype, promoted)
-            if next_type is None:
-                raise status.param_invalid("tensor %d dtype %s and dtype %s can not promote dtype."
-                                           % (i, dtypes.serial_name(t.dtype), dtypes.serial_name(promoted)))
-            promoted = next_type
-        checks.result_castable(promoted, a.out.dtype)
-        a.promoted = promoted
+        a.promoted = list_dtypes(a.tensors, a.out, STACKABLE())
         first = a.tensors[0]
         rank = first.ndim
         if rank > MAX_DIM:
